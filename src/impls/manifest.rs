@@ -1,0 +1,274 @@
+//! The `concur.toml` manifest (spec/MANIFEST.md): its serde types and the
+//! validation that turns a bad file into a sentence naming the file, the
+//! field and an example fix.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The concurrency model an implementation uses, as the report groups them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Model {
+    EventLoop,
+    GreenThreads,
+    Actors,
+    OsThreads,
+    Processes,
+    AsyncTasks,
+}
+
+impl Model {
+    pub const NAMES: &'static str = "event-loop, green-threads, actors, os-threads, processes, async-tasks";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::EventLoop => "event-loop",
+            Model::GreenThreads => "green-threads",
+            Model::Actors => "actors",
+            Model::OsThreads => "os-threads",
+            Model::Processes => "processes",
+            Model::AsyncTasks => "async-tasks",
+        }
+    }
+}
+
+/// One implementation's manifest. Field docs are the contract of spec/MANIFEST.md.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Equals the folder name.
+    pub name: String,
+    pub language: String,
+    pub runtime: String,
+    /// Command whose output names the runtime version.
+    pub version: String,
+    pub framework: String,
+    pub model: Model,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub requires: Requires,
+    #[serde(default)]
+    pub build: Build,
+    pub start: Start,
+    #[serde(default)]
+    pub test: Option<TestCmd>,
+    #[serde(default)]
+    pub cores: Cores,
+    #[serde(default)]
+    pub features: Features,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    /// Programs that must be on PATH.
+    #[serde(default)]
+    pub commands: Vec<String>,
+    /// How the README's commands install them; shown when one is missing.
+    #[serde(default)]
+    pub install: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Build {
+    #[serde(default)]
+    pub command: String,
+    /// Paths whose presence, newer than every source, means "built".
+    #[serde(default)]
+    pub outputs: Vec<String>,
+    /// Files or `*.ext` patterns (folders count recursively) the outputs depend on.
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Start {
+    pub command: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestCmd {
+    pub command: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cores {
+    /// Extra environment, `{cores}` substituted.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// One sentence for the report.
+    #[serde(default)]
+    pub how: String,
+}
+
+/// The feature columns of the thesis' Tables 3-4 and the SAC 2018 paper's Table 1.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Features {
+    pub multithreading: Option<bool>,
+    pub lightweight_threads: Option<bool>,
+    pub event_based: Option<bool>,
+    pub explicit_concurrency: Option<bool>,
+    pub mutable_variables: Option<bool>,
+    pub communication: Option<String>,
+    pub error_handling: Option<String>,
+    pub computation: Option<String>,
+    pub typing: Option<String>,
+    pub coordination: Option<String>,
+    pub runtime_environment: Option<String>,
+}
+
+/// Example lines for the required fields, quoted in error messages.
+const EXAMPLES: &[(&str, &str)] = &[
+    ("name", "name = \"go-nethttp\""),
+    ("language", "language = \"Go\""),
+    ("runtime", "runtime = \"Go (gc)\""),
+    ("version", "version = \"go version\""),
+    ("framework", "framework = \"net/http\""),
+    ("model", "model = \"green-threads\""),
+    ("start", "[start]\ncommand = \"./server\""),
+];
+
+const PLACEHOLDERS: &[&str] = &["{port}", "{cores}"];
+
+/// Parses and validates one manifest; `path` is only used in messages.
+pub fn parse(path: &Path, text: &str, folder_name: &str) -> Result<Manifest, String> {
+    let shown = path.display();
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("{shown}: not valid TOML: {}", one_line(&e.to_string())))?;
+    for (field, example) in EXAMPLES {
+        if !table.contains_key(*field) {
+            return Err(format!("{shown}: '{field}' is missing (e.g. {example})"));
+        }
+    }
+    let manifest: Manifest = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("{shown}: {} (see spec/MANIFEST.md)", explain(&e)))?;
+    check_values(&manifest, folder_name).map_err(|msg| format!("{shown}: {msg}"))?;
+    Ok(manifest)
+}
+
+fn check_values(m: &Manifest, folder_name: &str) -> Result<(), String> {
+    let name_ok = !m.name.is_empty()
+        && m.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !m.name.starts_with('-');
+    if !name_ok {
+        return Err(format!("'name' is \"{}\", which should match [a-z0-9][a-z0-9-]* (e.g. name = \"{folder_name}\")", m.name));
+    }
+    if m.name != folder_name {
+        return Err(format!("'name' is \"{}\" but the folder is '{folder_name}' (e.g. name = \"{folder_name}\")", m.name));
+    }
+    if m.start.command.trim().is_empty() {
+        return Err("'start.command' is empty (e.g. command = \"./server\")".into());
+    }
+    check_placeholders("start.command", &m.start.command)?;
+    for (key, value) in &m.cores.env {
+        check_placeholders(&format!("cores.env.{key}"), value)?;
+    }
+    Ok(())
+}
+
+fn check_placeholders(field: &str, value: &str) -> Result<(), String> {
+    let mut rest = value;
+    while let Some(open) = rest.find('{') {
+        let tail = &rest[open..];
+        let close = tail.find('}').map(|c| c + 1).unwrap_or(tail.len());
+        let token = &tail[..close];
+        if !PLACEHOLDERS.contains(&token) {
+            return Err(format!(
+                "'{field}' uses the placeholder '{token}', but only {{port}} and {{cores}} exist (e.g. \"./server --port {{port}}\")"
+            ));
+        }
+        rest = &tail[close..];
+    }
+    Ok(())
+}
+
+/// Turns toml/serde's message into one line that says which field and what to do.
+fn explain(e: &toml::de::Error) -> String {
+    let msg = one_line(e.message());
+    if msg.contains("unknown variant") {
+        return format!("'model': {msg}; use one of {}", Model::NAMES);
+    }
+    if msg.contains("unknown field") {
+        return format!("{msg}; remove it or fix its spelling");
+    }
+    msg
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "demo"
+language = "Go"
+runtime = "Go (gc)"
+version = "go version"
+framework = "net/http"
+model = "green-threads"
+[start]
+command = "./server --port {port}"
+[cores]
+env = { GOMAXPROCS = "{cores}" }
+"#;
+
+    fn parse_str(text: &str) -> Result<Manifest, String> {
+        parse(Path::new("impls/http/demo/concur.toml"), text, "demo")
+    }
+
+    #[test]
+    fn a_good_manifest_parses() {
+        let m = parse_str(GOOD).unwrap();
+        assert_eq!(m.model, Model::GreenThreads);
+        assert_eq!(m.cores.env["GOMAXPROCS"], "{cores}");
+    }
+
+    #[test]
+    fn missing_start_names_file_field_and_example() {
+        let text = GOOD.replace("[start]\ncommand = \"./server --port {port}\"\n", "");
+        let err = parse_str(&text).unwrap_err();
+        assert!(err.starts_with("impls/http/demo/concur.toml: 'start' is missing"), "{err}");
+        assert!(err.contains("command = \"./server\""), "{err}");
+    }
+
+    #[test]
+    fn unknown_model_lists_the_valid_ones() {
+        let err = parse_str(&GOOD.replace("green-threads", "fibres")).unwrap_err();
+        assert!(err.contains("'model'") && err.contains("event-loop, green-threads"), "{err}");
+    }
+
+    #[test]
+    fn a_misspelt_field_is_an_error_not_ignored() {
+        let err = parse_str(&format!("{GOOD}\n[test]\ncomand = \"go test\"\n")).unwrap_err();
+        assert!(err.contains("unknown field") && err.contains("comand"), "{err}");
+    }
+
+    #[test]
+    fn name_must_equal_folder() {
+        let err = parse_str(&GOOD.replace("name = \"demo\"", "name = \"other\"")).unwrap_err();
+        assert!(err.contains("folder is 'demo'"), "{err}");
+    }
+
+    #[test]
+    fn unknown_placeholder_is_named() {
+        let err = parse_str(&GOOD.replace("{port}", "{host}")).unwrap_err();
+        assert!(err.contains("'start.command'") && err.contains("{host}"), "{err}");
+    }
+
+    #[test]
+    fn invalid_toml_names_the_file() {
+        let err = parse_str("name = ").unwrap_err();
+        assert!(err.starts_with("impls/http/demo/concur.toml: not valid TOML"), "{err}");
+    }
+}

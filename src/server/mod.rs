@@ -1,0 +1,179 @@
+//! Building and running one implementation exactly as every command does:
+//! `serve`, `verify` and `run` all start servers through [`Server::start`],
+//! so what is verified is what is measured. A server runs in its own process
+//! group, which is what gets signalled on stop, on Ctrl-C and on drop: cluster
+//! workers, the BEAM's helpers and JVM children go with it.
+
+mod build;
+mod group;
+pub mod procstat;
+
+pub use build::{BuildOutput, build, run_shell};
+pub use group::install_interrupt_handler;
+
+use crate::cli::ServeArgs;
+use crate::impls::{self, Availability, Implementation};
+use anyhow::{Context, Result, bail};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+/// How to start a server: everything that differs between two starts.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub port: u16,
+    pub cores: u32,
+    /// Extra environment (e.g. the verifier's shorter delays), applied last.
+    pub env: Vec<(String, String)>,
+    /// Pin the process tree to these CPUs (`sched_setaffinity`), if given.
+    pub cpus: Option<Vec<usize>>,
+    /// Where the server's stdout and stderr go; `None` inherits the terminal.
+    pub log: Option<PathBuf>,
+}
+
+/// A started server; dropping it stops its whole process group.
+#[derive(Debug)]
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+    pub log: Option<PathBuf>,
+}
+
+/// Environment every implementation process gets, whatever the command.
+pub fn spec_env(root: &Path) -> Vec<(String, String)> {
+    let page = root.join("spec/static/hello.html");
+    let page = page.canonicalize().unwrap_or(page);
+    vec![("CONCUR_PAGE_FILE".into(), page.display().to_string())]
+}
+
+/// Asks the OS for a free loopback port.
+pub fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").context("binding a loopback port")?;
+    Ok(listener.local_addr()?.port())
+}
+
+impl Server {
+    /// Starts `imp` (already built) with `launch`, in a new process group.
+    pub fn start(imp: &Implementation, root: &Path, launch: &Launch) -> Result<Server> {
+        let m = &imp.manifest;
+        let fill = |s: &str| s.replace("{port}", &launch.port.to_string()).replace("{cores}", &launch.cores.to_string());
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(format!("exec {}", fill(&m.start.command))).current_dir(&imp.dir);
+        cmd.env("PORT", launch.port.to_string()).env("CONCUR_CORES", launch.cores.to_string());
+        for (k, v) in spec_env(root) {
+            cmd.env(k, v);
+        }
+        for (k, v) in &m.cores.env {
+            cmd.env(k, fill(v));
+        }
+        for (k, v) in &launch.env {
+            cmd.env(k, v);
+        }
+        match &launch.log {
+            Some(path) => {
+                let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+                cmd.stdout(file.try_clone()?).stderr(file);
+            }
+            None => {
+                cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+            }
+        }
+        cmd.stdin(Stdio::null()).process_group(0);
+        if let Some(cpus) = launch.cpus.clone() {
+            // SAFETY: sched_setaffinity is async-signal-safe and touches only this child.
+            unsafe { cmd.pre_exec(move || group::pin_self(&cpus)) };
+        }
+        let child = cmd.spawn().with_context(|| format!("starting {}: {}", imp.name(), m.start.command))?;
+        group::register(child.id() as i32);
+        let addr = SocketAddr::from(([127, 0, 0, 1], launch.port));
+        Ok(Server { child, addr, log: launch.log.clone() })
+    }
+
+    /// The process group id (the leader's pid).
+    pub fn pgid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Waits until `GET /` answers 200, the process dies, or `timeout` passes.
+    pub fn wait_ready(&mut self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                bail!("the server exited during start-up ({status}){}", self.log_tail());
+            }
+            if probe_root(self.addr) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!("the server did not answer GET / on {} within {:?}{}", self.addr, timeout, self.log_tail());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Whether the leader process is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Stops the process group: SIGTERM, then SIGKILL after `grace`.
+    pub fn stop(&mut self, grace: Duration) {
+        group::stop_group(self.pgid(), grace);
+        let _ = self.child.wait();
+        group::unregister(self.pgid());
+    }
+
+    /// The last lines of the server's log, for error messages.
+    pub fn log_tail(&self) -> String {
+        let Some(path) = &self.log else { return String::new() };
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(15)..].join("\n    ");
+        if tail.is_empty() { String::new() } else { format!("; its last output ({}):\n    {tail}", path.display()) }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.is_running() || group::is_registered(self.pgid()) {
+            self.stop(Duration::from_secs(3));
+        }
+    }
+}
+
+fn probe_root(addr: SocketAddr) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else { return false };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    if s.write_all(b"GET / HTTP/1.1\r\nHost: concur\r\nConnection: close\r\n\r\n").is_err() {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.") && &head[9..12] == b"200"
+}
+
+/// `concur serve`.
+pub fn serve_command(args: &ServeArgs) -> Result<ExitCode> {
+    let root = impls::find_root(&args.root)?;
+    let all = impls::discover(&root)?;
+    let imp = all
+        .iter()
+        .find(|i| i.name() == args.name)
+        .with_context(|| format!("no implementation named '{}' (see `concur list`)", args.name))?;
+    if let Availability::Missing(why) = imp.availability() {
+        bail!("{} cannot run here: {why}", imp.name());
+    }
+    install_interrupt_handler();
+    build(imp, &BuildOutput::Inherit)?;
+    let launch = Launch { port: args.port, cores: args.cores, env: vec![], cpus: None, log: None };
+    let mut server = Server::start(imp, &root, &launch)?;
+    server.wait_ready(Duration::from_secs(60))?;
+    eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, args.cores);
+    let status = server.child.wait()?;
+    group::stop_group(server.pgid(), Duration::from_secs(3));
+    group::unregister(server.pgid());
+    eprintln!("concur: {} exited ({status})", imp.name());
+    Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

@@ -1,0 +1,193 @@
+//! SPEC §2 and §5 under concurrency: the `/page` delay that must not block
+//! others, long polls that must not be serialized nor burn a CPU, and a store
+//! that loses no write and shows each write on every connection, in every
+//! process of a multi-process implementation.
+
+use super::routes::check_value;
+use super::{Check, Ctx, Response, Verdict, expect_ok, first_errors, in_parallel};
+use crate::server::procstat::sample_group;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check { id: "page-delay", section: "§2", about: "every Nth /page request per process is delayed, and the delay blocks no other request", run: page_delay },
+        Check { id: "longpoll-concurrent", section: "§2", about: "200 concurrent /longPoll all answered within the wait plus 1.5 s, without burning a CPU", run: longpoll_concurrent },
+        Check { id: "read-your-writes", section: "§5", about: "200 concurrent users: a set is visible on a new connection right after its response; no write is lost", run: read_your_writes },
+        Check { id: "shared-store", section: "§5", about: "each write is seen through 20 new connections (every worker of a multi-process server)", run: shared_store },
+        Check { id: "password-concurrent", section: "§2, §5", about: "20 concurrent users set a password, then verify it on a new connection (bcrypt)", run: password_concurrent },
+    ]
+}
+
+/// How many of `n` consecutive /page requests may be delayed when up to `k`
+/// processes each count their own requests: each contributes between
+/// floor and ceil of its share over the period.
+fn delayed_range(n: u64, every: u64, k: u32) -> (u64, u64) {
+    let per = n as f64 / every as f64;
+    let slack = k as f64 * (every as f64 - 1.0) / every as f64;
+    ((per - slack).ceil().max(0.0) as u64, (per + slack).floor() as u64)
+}
+
+fn classify(ctx: &Ctx, responses: &[Response]) -> Result<Vec<bool>, String> {
+    let delay = Duration::from_millis(ctx.settings.page_delay_ms);
+    responses
+        .iter()
+        .map(|r| {
+            if r.status != 200 {
+                return Err(format!("GET /page answered {}", r.summary()));
+            }
+            if r.elapsed >= delay.mul_f64(0.9) {
+                Ok(true)
+            } else if r.elapsed < delay / 2 {
+                Ok(false)
+            } else {
+                Err(format!("a GET /page took {:?}, neither fast nor the {delay:?} delay", r.elapsed))
+            }
+        })
+        .collect()
+}
+
+fn page_delay(ctx: &Ctx) -> Verdict {
+    let s = &ctx.settings;
+    let k = s.processes.max(1);
+    let n = 2 * s.page_every * k as u64;
+    let sequential: Vec<Response> = (0..n).map(|_| ctx.call("GET", "/page", b"")).collect::<Result<_, _>>()?;
+    let delayed = classify(ctx, &sequential)?;
+    let count = delayed.iter().filter(|d| **d).count() as u64;
+    let (lo, hi) = delayed_range(n, s.page_every, k);
+    if count < lo || count > hi {
+        return Err(format!(
+            "{count} of {n} sequential GET /page were delayed by CONCUR_PAGE_DELAY_MS; want {lo}..={hi} (every {}th request per process)",
+            s.page_every
+        ));
+    }
+    if k == 1 {
+        let at: Vec<usize> = delayed.iter().enumerate().filter(|(_, d)| **d).map(|(i, _)| i).collect();
+        if at.windows(2).any(|w| (w[1] - w[0]) as u64 != s.page_every) {
+            return Err(format!("the delayed /page requests were at positions {at:?}; want exactly every {}th", s.page_every));
+        }
+    }
+    // Concurrently: the delayed ones must not hold up the others.
+    let m = s.page_every as usize * k as usize;
+    let concurrent = first_errors(in_parallel(m, |_| ctx.call("GET", "/page", b"")), "concurrent GET /page")?;
+    let slow = classify(ctx, &concurrent)?.iter().filter(|d| **d).count() as u64;
+    let (_, hi) = delayed_range(m as u64, s.page_every, k);
+    if slow > hi {
+        return Err(format!(
+            "{slow} of {m} concurrent GET /page took the full delay, at most {hi} should: the delay blocks other requests; wait with a timer, not a blocking sleep"
+        ));
+    }
+    Ok(vec![])
+}
+
+fn longpoll_concurrent(ctx: &Ctx) -> Verdict {
+    const CLIENTS: usize = 200;
+    let wait = Duration::from_millis(ctx.settings.longpoll_ms);
+    let limit = wait + Duration::from_millis(1500);
+    let cpu_before = ctx.settings.pgid.map(sample_group);
+    let started = Instant::now();
+    let results = in_parallel(CLIENTS, |_| -> Result<Response, String> {
+        let mut conn = ctx.conn_with_timeout(wait + Duration::from_secs(10))?;
+        conn.send(&super::request("GET", "/longPoll", &[], b"")).map_err(|e| e.to_string())?;
+        ctx.read(&mut conn, "GET /longPoll (concurrent)", false)
+    });
+    let wall = started.elapsed();
+    let cpu_used = cpu_before.zip(ctx.settings.pgid.map(sample_group)).map(|(a, b)| b.cpu_seconds - a.cpu_seconds);
+    let responses = first_errors(results, "concurrent GET /longPoll")?;
+    for r in &responses {
+        expect_ok(r, "GET /longPoll (200 concurrent)")?;
+        if r.elapsed < wait.saturating_sub(Duration::from_millis(50)) {
+            return Err(format!("a concurrent /longPoll answered after {:?}, before CONCUR_LONGPOLL_MS = {wait:?}", r.elapsed));
+        }
+    }
+    if wall > limit {
+        let slowest = responses.iter().map(|r| r.elapsed).max().unwrap_or_default();
+        return Err(format!(
+            "{CLIENTS} concurrent /longPoll took {wall:?} in all (slowest {slowest:?}); want under {limit:?}: the waits are being serialized; use a timer that frees the worker"
+        ));
+    }
+    let mut warnings = Vec::new();
+    if let Some(cpu) = cpu_used {
+        let share = cpu / wall.as_secs_f64();
+        if share > 0.5 {
+            return Err(format!("the server used {cpu:.2} CPU s during {wall:.1?} of long polls ({:.0}% of a core): waiting must not spin", share * 100.0));
+        }
+        if share > 0.25 {
+            warnings.push(format!("the server used {:.0}% of a core while {CLIENTS} long polls waited", share * 100.0));
+        }
+    }
+    Ok(warnings)
+}
+
+fn read_your_writes(ctx: &Ctx) -> Verdict {
+    const USERS: usize = 200;
+    let tag = ctx.user("ryw");
+    let value = |i: usize| json!({"user": i, "token": format!("{tag}-{i}"), "list": [i, i * 2]});
+    let results = in_parallel(USERS, |i| -> Result<(), String> {
+        let user = format!("{tag}_{i}");
+        expect_ok(&ctx.call("POST", &format!("/user/set/{user}"), value(i).to_string().as_bytes())?, &format!("user/set/{user}"))?;
+        let r = ctx.call("GET", &format!("/user/get/{user}"), b"")?;
+        check_value(&r, &user, &value(i)).map_err(|e| format!("{e} (read on a new connection right after the set's response)"))
+    });
+    first_errors(results, "set-then-get on new connections")?;
+    let lost: Vec<String> = (0..USERS)
+        .filter_map(|i| {
+            let user = format!("{tag}_{i}");
+            let r = ctx.call("GET", &format!("/user/get/{user}"), b"").ok()?;
+            check_value(&r, &user, &value(i)).err()
+        })
+        .take(3)
+        .collect();
+    if !lost.is_empty() {
+        return Err(format!("after {USERS} concurrent writes some were lost or changed: {}", lost.join("; ")));
+    }
+    Ok(vec![])
+}
+
+fn shared_store(ctx: &Ctx) -> Verdict {
+    for i in 0..10 {
+        let user = ctx.user("shared");
+        let value = json!({"shared": i});
+        expect_ok(&ctx.call("POST", &format!("/user/set/{user}"), value.to_string().as_bytes())?, "user/set")?;
+        let reads = in_parallel(20, |_| ctx.call("GET", &format!("/user/get/{user}"), b"").and_then(|r| check_value(&r, &user, &value)));
+        first_errors(reads, "reads through new connections").map_err(|e| format!("{e}: keep one logical store for all processes (SPEC §5)"))?;
+    }
+    let user = ctx.user("sharedpw");
+    let body = br#"{"password":"everywhere"}"#;
+    expect_ok(&ctx.call("POST", &format!("/password/set/{user}"), body)?, "password/set")?;
+    let verifies = in_parallel(8, |_| ctx.call("POST", &format!("/password/verify/{user}"), body).and_then(|r| expect_ok(&r, "password/verify on a new connection")));
+    first_errors(verifies, "password verifies through new connections").map_err(|e| format!("{e}: keep one logical store for all processes (SPEC §5)"))?;
+    Ok(vec![])
+}
+
+fn password_concurrent(ctx: &Ctx) -> Verdict {
+    let tag = ctx.user("pwc");
+    let results = in_parallel(20, |i| -> Result<(), String> {
+        let user = format!("{tag}_{i}");
+        let body = json!({"password": format!("pw-{i}-{tag}")}).to_string();
+        expect_ok(&ctx.call("POST", &format!("/password/set/{user}"), body.as_bytes())?, "password/set")?;
+        expect_ok(&ctx.call("POST", &format!("/password/verify/{user}"), body.as_bytes())?, "password/verify right after set")?;
+        let wrong = json!({"password": format!("pw-{}-{tag}", i + 1)}).to_string();
+        let r = ctx.call("POST", &format!("/password/verify/{user}"), wrong.as_bytes())?;
+        super::expect_error(&r, 403, "password/verify with another user's password")
+    });
+    first_errors(results, "concurrent password set/verify")?;
+    Ok(vec![])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::delayed_range;
+
+    #[test]
+    fn one_process_is_exact() {
+        assert_eq!(delayed_range(20, 10, 1), (2, 2));
+        assert_eq!(delayed_range(10, 10, 1), (1, 1));
+    }
+
+    #[test]
+    fn two_processes_allow_each_its_own_phase() {
+        // 40 requests over 2 processes: 3..=5 delayed, whatever the split.
+        assert_eq!(delayed_range(40, 10, 2), (3, 5));
+    }
+}

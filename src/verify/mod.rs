@@ -1,0 +1,206 @@
+//! `concur verify`: proves an implementation follows spec/SPEC.md before any
+//! number is taken. It builds and starts each implementation on a free port
+//! (exactly as `concur run` will), runs every check of [`checks::all`] with
+//! real requests, stops the whole process group, and reports pass, warn or
+//! fail per check with what to fix.
+
+pub mod checks;
+pub mod client;
+
+use crate::cli::VerifyArgs;
+use crate::impls::{self, Availability, Implementation};
+use crate::server::{self, BuildOutput, Launch, Server};
+use anyhow::{Context, Result, bail};
+pub use checks::{Outcome, Settings, Status};
+use serde::Serialize;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The settings `concur verify` starts servers with (SPEC §6).
+pub const PAGE_DELAY_MS: u64 = 600;
+pub const LONGPOLL_MS: u64 = 2000;
+pub const PAGE_EVERY: u64 = 10;
+
+/// The verification of one implementation at one core count.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub name: String,
+    pub cores: u32,
+    /// Set when it could not be checked at all (build or start failed, toolchain missing).
+    pub error: Option<String>,
+    pub skipped: bool,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.error.is_none() && self.outcomes.iter().all(|o| o.status != Status::Fail)
+    }
+    fn count(&self, status: Status) -> usize {
+        self.outcomes.iter().filter(|o| o.status == status).count()
+    }
+}
+
+/// Runs the checks (all, or those whose id contains `only`) against a server at `addr`.
+/// `alive` is asked between checks; once it says no, the rest fail with that reason.
+pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, mut alive: impl FnMut() -> Result<(), String>, mut on_outcome: impl FnMut(&Outcome)) -> Vec<Outcome> {
+    let ctx = checks::Ctx::new(addr, settings);
+    let mut outcomes = Vec::new();
+    let mut dead: Option<String> = None;
+    for check in checks::all().into_iter().filter(|c| only.is_none_or(|o| c.id.contains(o))) {
+        let started = Instant::now();
+        let verdict = match &dead {
+            Some(why) => Err(why.clone()),
+            None => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (check.run)(&ctx))).unwrap_or_else(|_| Err("the check itself panicked; this is a bug in concur".into())),
+        };
+        if dead.is_none()
+            && let Err(why) = alive()
+        {
+            dead = Some(why);
+        }
+        let (status, detail) = match verdict {
+            Ok(w) if w.is_empty() => (Status::Pass, String::new()),
+            Ok(w) => (Status::Warn, w.join("; ")),
+            Err(e) => (Status::Fail, e),
+        };
+        let outcome = Outcome { id: check.id, section: check.section, status, detail, millis: started.elapsed().as_millis() };
+        on_outcome(&outcome);
+        outcomes.push(outcome);
+    }
+    outcomes
+}
+
+/// Builds, starts, checks and stops one implementation at `cores`.
+pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
+    let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, outcomes: vec![] };
+    let tmp = std::env::temp_dir();
+    let build_log = tmp.join(format!("concur-build-{}.log", imp.name()));
+    if let Err(e) = server::build(imp, &BuildOutput::Log(build_log)) {
+        report.error = Some(format!("{e:#}"));
+        return report;
+    }
+    let started = start_for_checks(imp, root, cores, &tmp);
+    let mut server = match started {
+        Ok(s) => s,
+        Err(e) => {
+            report.error = Some(format!("{e:#}"));
+            return report;
+        }
+    };
+    let settings = settings_for(root, cores, Some(server.pgid()));
+    let addr = server.addr;
+    let outcomes = run_checks(addr, settings, only, || if server.is_running() { Ok(()) } else { Err(format!("the server exited during verification{}", server.log_tail())) }, &mut on_outcome);
+    report.outcomes = outcomes;
+    server.stop(Duration::from_secs(5));
+    report
+}
+
+fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, tmp: &Path) -> Result<Server> {
+    let port = server::free_port()?;
+    let env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
+    let log = tmp.join(format!("concur-verify-{}-{cores}.log", imp.name()));
+    let launch = Launch { port, cores, env, cpus: None, log: Some(log) };
+    let mut server = Server::start(imp, root, &launch)?;
+    server.wait_ready(Duration::from_secs(90))?;
+    Ok(server)
+}
+
+/// The settings a server started by `verify` runs with.
+pub fn settings_for(root: &Path, cores: u32, pgid: Option<i32>) -> Settings {
+    let page_bytes = std::fs::read(root.join("spec/static/hello.html")).unwrap_or_default();
+    Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid }
+}
+
+/// `concur verify`.
+pub fn verify_command(args: &VerifyArgs) -> Result<ExitCode> {
+    if args.list_checks {
+        for c in checks::all() {
+            println!("{:<20} {:<8} {}", c.id, c.section, c.about);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let root = impls::find_root(&args.root)?;
+    if let Some(url) = &args.url {
+        return verify_url(&root, url, args);
+    }
+    if let Some(bad) = args.cores.iter().find(|c| **c == 0) {
+        bail!("--cores {bad}: core counts start at 1 (e.g. --cores 1,2)");
+    }
+    server::install_interrupt_handler();
+    let all = impls::discover(&root)?;
+    let chosen = impls::select(&all, "http", &args.names)?;
+    let mut reports = Vec::new();
+    for imp in &chosen {
+        if let Availability::Missing(why) = imp.availability() {
+            println!("{}: skipped: {why}", imp.name());
+            let named = !args.names.is_empty();
+            reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, outcomes: vec![] });
+            continue;
+        }
+        for &cores in &args.cores {
+            println!("== {} (CONCUR_CORES={cores})", imp.name());
+            let report = verify_impl(imp, &root, cores, args.only.as_deref(), print_outcome);
+            if let Some(e) = &report.error {
+                println!("  FAIL  {e}");
+            }
+            reports.push(report);
+        }
+    }
+    finish(&reports, args.json.as_deref())
+}
+
+fn verify_url(root: &Path, url: &str, args: &VerifyArgs) -> Result<ExitCode> {
+    let addr = parse_url(url)?;
+    let mut settings = settings_for(root, args.url_cores, None);
+    settings.processes = args.url_cores;
+    println!("== {url}");
+    let outcomes = run_checks(addr, settings, args.only.as_deref(), || Ok(()), print_outcome);
+    let report = Report { name: url.to_string(), cores: args.url_cores, error: None, skipped: false, outcomes };
+    finish(&[report], args.json.as_deref())
+}
+
+/// `http://127.0.0.1:8080` or `127.0.0.1:8080` to a socket address.
+pub fn parse_url(url: &str) -> Result<SocketAddr> {
+    let hostport = url.strip_prefix("http://").unwrap_or(url).trim_end_matches('/');
+    if hostport.contains('/') || url.starts_with("https://") {
+        bail!("--url {url}: give the server's base URL, e.g. http://127.0.0.1:8080 (plain HTTP, no path)");
+    }
+    hostport
+        .to_socket_addrs()
+        .with_context(|| format!("--url {url}: not a host:port (e.g. http://127.0.0.1:8080)"))?
+        .next()
+        .with_context(|| format!("--url {url}: the host has no address"))
+}
+
+fn print_outcome(o: &Outcome) {
+    let tag = match o.status {
+        Status::Pass => "pass",
+        Status::Warn => "warn",
+        Status::Fail => "FAIL",
+    };
+    if o.detail.is_empty() {
+        println!("  {tag}  {:<20} ({} ms)", o.id, o.millis);
+    } else {
+        println!("  {tag}  {:<20} {}", o.id, o.detail);
+    }
+}
+
+fn finish(reports: &[Report], json: Option<&Path>) -> Result<ExitCode> {
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_string_pretty(reports)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!("\nsummary");
+    for r in reports {
+        let state = if r.skipped {
+            "skipped".to_string()
+        } else if let Some(e) = &r.error {
+            format!("FAILED: {}", e.lines().next().unwrap_or(""))
+        } else {
+            format!("{} pass, {} warn, {} fail", r.count(Status::Pass), r.count(Status::Warn), r.count(Status::Fail))
+        };
+        println!("  {:<16} cores={:<3} {state}", r.name, r.cores);
+    }
+    Ok(if reports.iter().all(|r| r.skipped || r.passed()) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
