@@ -70,7 +70,7 @@ pub struct VerifyArgs {
     /// (page delay 600 ms, long poll 2000 ms, delay every 10)
     #[arg(long, requires = "url", default_value_t = 1)]
     pub url_cores: u32,
-    /// Only run checks whose id contains this text
+    /// Only run checks whose id contains one of these comma-separated texts (e.g. --only longpoll,page)
     #[arg(long)]
     pub only: Option<String>,
     /// Print the checks and the spec section each enforces, then exit

@@ -43,13 +43,13 @@ impl Report {
     }
 }
 
-/// Runs the checks (all, or those whose id contains `only`) against a server at `addr`.
+/// Runs the checks (all, or those whose id contains one of the comma-separated parts of `only`) against a server at `addr`.
 /// `alive` is asked between checks; once it says no, the rest fail with that reason.
 pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, mut alive: impl FnMut() -> Result<(), String>, mut on_outcome: impl FnMut(&Outcome)) -> Vec<Outcome> {
     let ctx = checks::Ctx::new(addr, settings);
     let mut outcomes = Vec::new();
     let mut dead: Option<String> = None;
-    for check in checks::all().into_iter().filter(|c| only.is_none_or(|o| c.id.contains(o))) {
+    for check in checks::all().into_iter().filter(|c| only.is_none_or(|o| o.split(',').any(|part| c.id.contains(part.trim())))) {
         let started = Instant::now();
         let verdict = match &dead {
             Some(why) => Err(why.clone()),

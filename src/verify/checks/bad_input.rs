@@ -166,7 +166,7 @@ fn bad_password(ctx: &Ctx) -> Verdict {
 }
 
 fn shorten(s: &str) -> String {
-    if s.len() <= 40 { format!("{s:?}") } else { format!("{:?}... ({} bytes)", &s[..20], s.len()) }
+    if s.len() <= 40 { format!("{s:?}") } else { format!("{:?}... ({} bytes)", s.chars().take(20).collect::<String>(), s.len()) }
 }
 
 fn bad_user_body(ctx: &Ctx) -> Verdict {

@@ -1,0 +1,105 @@
+//! The verifier's own tests: a server that follows the spec passes every
+//! check, and each deliberate fault fails exactly the checks meant to catch it.
+
+mod support;
+
+use concur::verify::{self, Outcome, Settings, Status};
+use support::refserver::{self, Fault};
+
+const LONGPOLL_MS: u64 = 2000;
+const PAGE_DELAY_MS: u64 = 600;
+
+fn page() -> Vec<u8> {
+    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/static/hello.html")).unwrap()
+}
+
+fn verify(faults: &[Fault], only: Option<&str>) -> Vec<Outcome> {
+    let addr = refserver::start(faults, page(), LONGPOLL_MS, PAGE_DELAY_MS);
+    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None };
+    verify::run_checks(addr, settings, only, || Ok(()), |_| {})
+}
+
+fn failed(outcomes: &[Outcome]) -> Vec<&'static str> {
+    outcomes.iter().filter(|o| o.status == Status::Fail).map(|o| o.id).collect()
+}
+
+fn detail<'a>(outcomes: &'a [Outcome], id: &str) -> &'a str {
+    &outcomes.iter().find(|o| o.id == id).unwrap().detail
+}
+
+#[test]
+fn a_conforming_server_passes_every_check() {
+    let outcomes = verify(&[], None);
+    assert!(outcomes.len() >= 25, "only {} checks ran", outcomes.len());
+    let not_passed: Vec<_> = outcomes.iter().filter(|o| o.status != Status::Pass).collect();
+    assert!(not_passed.is_empty(), "{not_passed:#?}");
+}
+
+#[test]
+fn missing_date_header_fails_only_headers() {
+    let outcomes = verify(&[Fault::NoDate], None);
+    assert_eq!(failed(&outcomes), ["headers"]);
+    assert!(detail(&outcomes, "headers").contains("Date"), "{}", detail(&outcomes, "headers"));
+}
+
+#[test]
+fn serialized_long_polls_fail_longpoll_concurrent() {
+    let outcomes = verify(&[Fault::SerialLongPoll], Some("longpoll"));
+    assert_eq!(failed(&outcomes), ["longpoll-concurrent"]);
+    assert!(detail(&outcomes, "longpoll-concurrent").contains("serialized"));
+}
+
+#[test]
+fn no_page_delay_fails_page_delay() {
+    let outcomes = verify(&[Fault::NoPageDelay], Some("page"));
+    assert_eq!(failed(&outcomes), ["page-delay"]);
+}
+
+#[test]
+fn a_delay_that_blocks_others_fails_page_delay() {
+    let outcomes = verify(&[Fault::BlockingPageDelay], Some("page-delay"));
+    assert_eq!(failed(&outcomes), ["page-delay"]);
+    assert!(detail(&outcomes, "page-delay").contains("blocks other requests"), "{}", detail(&outcomes, "page-delay"));
+}
+
+#[test]
+fn a_store_per_connection_fails_the_state_checks() {
+    let outcomes = verify(&[Fault::StorePerConnection], Some("-"));
+    let f = failed(&outcomes);
+    for id in ["read-your-writes", "shared-store"] {
+        assert!(f.contains(&id), "{id} did not fail: {f:?}");
+    }
+}
+
+#[test]
+fn accepting_any_user_name_fails_bad_user() {
+    let outcomes = verify(&[Fault::NoUserValidation], Some("bad-user"));
+    assert_eq!(failed(&outcomes), ["bad-user"]);
+}
+
+#[test]
+fn no_dummy_hash_fails_password_timing() {
+    let outcomes = verify(&[Fault::NoDummyHash], Some("password"));
+    assert_eq!(failed(&outcomes), ["password-timing"]);
+}
+
+#[test]
+fn dying_after_garbage_fails_malformed_request() {
+    let outcomes = verify(&[Fault::DiesOnGarbage], Some("malformed"));
+    assert_eq!(failed(&outcomes), ["malformed-request"]);
+    assert!(detail(&outcomes, "malformed-request").contains("stopped serving"), "{}", detail(&outcomes, "malformed-request"));
+}
+
+#[test]
+fn ignoring_connection_close_fails_close_checks() {
+    let outcomes = verify(&[Fault::NeverCloses], Some("connection-close,http10,keep-alive"));
+    let f = failed(&outcomes);
+    assert_eq!(f, ["connection-close", "http10"]);
+}
+
+#[test]
+fn accepting_oversized_bodies_fails_too_large() {
+    let outcomes = verify(&[Fault::NoBodyLimit], Some("too-large"));
+    assert_eq!(failed(&outcomes), ["too-large"]);
+    assert!(detail(&outcomes, "too-large").contains("want 413"), "{}", detail(&outcomes, "too-large"));
+}
