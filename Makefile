@@ -1,0 +1,21 @@
+# The two entry points of the README. Both are idempotent and install what
+# they need first (scripts/setup.sh).
+CONCUR := target/release/concur
+
+.PHONY: setup build test bench verify
+setup:
+	scripts/setup.sh
+
+build: setup
+	cargo build --release --locked
+
+# Every test: the Rust crate, each implementation's own suite, and the
+# verifier against every available implementation at 1 and 2 cores.
+test: build
+	cargo test --release --locked
+	$(CONCUR) test
+	$(CONCUR) verify --cores 1,2
+
+# The main job: build and verify everything available, then benchmark.
+bench: build
+	$(CONCUR) verify --cores 1,2

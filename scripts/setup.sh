@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what Concur needs on a fresh Debian 12 machine (as root), and
+# nothing twice: apt packages only when missing. Toolchains a package manager
+# fetches per project (Go modules, npm, cargo crates, Maven) are fetched by
+# each implementation's build command instead.
+set -euo pipefail
+
+want=(
+  # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF
+  erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev
+  # Benchmarks against reference tools
+  wrk apache2-utils nginx-light
+  # Build basics
+  build-essential pkg-config ca-certificates curl
+)
+command -v go >/dev/null || want+=(golang-go)
+command -v node >/dev/null || want+=(nodejs npm)
+command -v mvn >/dev/null || want+=(maven)
+command -v java >/dev/null || want+=(default-jdk-headless)
+
+missing=()
+for pkg in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# nginx-light starts a system nginx on port 80; the benchmarks start their own.
+if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/null; then systemctl stop nginx || true; fi
+
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo is missing; install Rust (https://rustup.rs or apt install cargo)" >&2
+  exit 1
+fi
+echo "setup: ok"

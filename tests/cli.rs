@@ -1,0 +1,133 @@
+//! End-to-end tests of the `concur` binary: bad input gets a sentence naming
+//! the input and the fix, `serve` leaves no process behind on Ctrl-C, and
+//! `verify --url` exits non-zero on a failing check.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn concur() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_concur"))
+}
+
+/// A throw-away repository root with one HTTP implementation whose manifest is `manifest`.
+fn fake_root(name: &str, manifest: &str) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("impls/http").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
+    std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+    root
+}
+
+const FAKE: &str = r#"
+name = "fake"
+language = "Python"
+runtime = "CPython"
+version = "python3 --version"
+framework = "http.server"
+model = "os-threads"
+[requires]
+commands = ["python3"]
+[start]
+command = "sh -c 'sleep 300.5 & exec python3 -m http.server {port} --bind 127.0.0.1'"
+"#;
+
+#[test]
+fn a_manifest_without_start_names_file_field_and_fix() {
+    let root = fake_root("fake", &FAKE.replace("[start]\n", "[other]\n"));
+    let out = concur().args(["list", "--root"]).arg(root.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("impls/http/fake/concur.toml"), "{err}");
+    assert!(err.contains("'start' is missing (e.g. [start]"), "{err}");
+}
+
+#[test]
+fn list_shows_a_missing_toolchain_with_the_reason() {
+    let root = fake_root("fake", &FAKE.replace(r#"commands = ["python3"]"#, "commands = [\"no-such-tool-xyz\"]\ninstall = \"apt: xyz\""));
+    let out = concur().args(["list", "--root"]).arg(root.path()).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("fake") && text.contains("missing: no-such-tool-xyz not on PATH (install: apt: xyz)"), "{text}");
+}
+
+#[test]
+fn verify_of_an_unknown_name_lists_the_known_ones() {
+    let root = fake_root("fake", FAKE);
+    let out = concur().args(["verify", "nosuch", "--root"]).arg(root.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no http implementation named 'nosuch'; known: fake"), "{err}");
+}
+
+#[test]
+fn zero_cores_is_refused_with_an_example() {
+    let out = concur().args(["verify", "--cores", "0", "--root", env!("CARGO_MANIFEST_DIR")]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cores 0: core counts start at 1 (e.g. --cores 1,2)"));
+}
+
+fn processes_with_arg(arg: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).split('\0').any(|a| a == arg))
+        .count()
+}
+
+#[test]
+fn serve_stops_the_whole_process_tree_on_ctrl_c() {
+    if concur::impls::which("python3").is_none() {
+        eprintln!("skipped: python3 not on PATH");
+        return;
+    }
+    let root = fake_root("fake", FAKE);
+    let port = concur::server::free_port().unwrap();
+    let mut child = concur()
+        .args(["serve", "fake", "--port", &port.to_string(), "--root"])
+        .arg(root.path())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let ready = lines.by_ref().map_while(Result::ok).find(|l| l.contains("serving on"));
+    assert!(ready.is_some_and(|l| l.contains(&format!("127.0.0.1:{port}"))));
+    assert_eq!(processes_with_arg("300.5"), 1, "the server's child should be running");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while processes_with_arg("300.5") > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_with_arg("300.5"), 0, "a child of the server outlived Ctrl-C");
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the server still listens");
+}
+
+#[test]
+fn verify_url_exits_non_zero_and_names_the_failing_check() {
+    let page = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/static/hello.html")).unwrap();
+    let addr = support::refserver::start(&[support::refserver::Fault::NoDate], page, 2000, 600);
+    let out = concur()
+        .args(["verify", "--url", &format!("http://{addr}"), "--only", "root,json,headers", "--root", env!("CARGO_MANIFEST_DIR")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("pass  root") && text.contains("pass  json"), "{text}");
+    assert!(text.contains("FAIL  headers") && text.contains("no Date"), "{text}");
+}
+
+#[test]
+fn verify_url_with_a_path_is_refused() {
+    let out = concur().args(["verify", "--url", "http://127.0.0.1:1/x", "--root", env!("CARGO_MANIFEST_DIR")]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give the server's base URL, e.g. http://127.0.0.1:8080"));
+}
