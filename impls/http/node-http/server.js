@@ -1,0 +1,28 @@
+// Entry point: read the environment, then either serve in this one process
+// (CONCUR_CORES=1), or become the cluster primary that forks CONCUR_CORES
+// workers, each of which runs this file again and serves with the shared store.
+
+import cluster from 'node:cluster';
+import { createServer } from './src/app.js';
+import { ConfigError, loadConfig } from './src/config.js';
+import { runPrimary } from './src/primary.js';
+import { ClusterStore, MemoryStore } from './src/store.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`node-http: ${err.message}`);
+  process.exit(2);
+}
+
+if (cluster.isPrimary && config.cores > 1) {
+  runPrimary(config);
+} else {
+  const store = cluster.isWorker ? new ClusterStore() : new MemoryStore();
+  const server = createServer(config, store);
+  server.listen(config.port, '127.0.0.1', () => {
+    if (cluster.isPrimary) console.log(`node-http: listening on http://127.0.0.1:${server.address().port}`);
+  });
+}
