@@ -1,0 +1,96 @@
+#!/bin/sh
+# Tests of the real program, as concur micro runs it (spec/MICRO.md):
+# every benchmark prints one JSON line with the documented fields, a lost
+# message (--drop-one) makes it exit 1 with an empty stdout, and bad
+# arguments exit 2. Uses python3 only to parse JSON.
+set -u
+MICRO=${1:-./micro}
+unset CONCUR_CORES
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
+ok() { echo "ok - $*"; }
+
+small() {
+	case $1 in
+	pingping) echo "--size 100 --reps 500" ;;
+	pingpong) echo "--reps 500" ;;
+	spawn | maxprocs) echo "--procs 300" ;;
+	pairs) echo "--pairs 3 --seconds 0.1" ;;
+	idle) echo "--procs 300 --sleep-ms 20" ;;
+	esac
+}
+
+# check_json BENCH FILE: the schema of spec §7 for one result line.
+check_json() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+bench, path = sys.argv[1], sys.argv[2]
+lines = open(path).read().splitlines()
+assert len(lines) == 1, f"want one line, got {lines!r}"
+r = json.loads(lines[0])
+params = {"pingping": {"size", "reps"}, "pingpong": {"reps"}, "spawn": {"procs"},
+          "maxprocs": {"procs"}, "pairs": {"pairs", "seconds"}, "idle": {"procs", "sleep_ms"}}[bench]
+extra = {"spawn": {"procs", "ns_per_proc"}, "maxprocs": {"procs", "ns_per_proc"},
+         "pairs": {"round_trips", "messages", "messages_per_s", "min_pair_round_trips"},
+         "idle": {"tasks", "sleep_ns"}}.get(bench, set())
+assert r["schema"] == 1 and r["bench"] == bench and r["runtime"] == "c-pthreads", r
+assert set(r["params"]) == params | {"cores"}, r["params"]
+assert r["params"]["cores"] == 1, r["params"]
+assert r["ops"] > 0 and r["elapsed_ns"] > 0 and isinstance(r["ns_per_op"], (int, float)), r
+assert r["checks"]["received"] == r["checks"]["expected"] > 0, r["checks"]
+missing = extra - set(r)
+assert not missing, f"missing {missing}"
+if bench == "pingping":
+    assert r["ops"] == 500 and r["checks"]["expected"] == 1000, r
+PY
+}
+
+for bench in pingping pingpong spawn maxprocs pairs idle; do
+	# shellcheck disable=SC2046
+	"$MICRO" $bench --cores 1 $(small $bench) >"$tmp/out" 2>"$tmp/err"
+	code=$?
+	if [ $code -ne 0 ]; then
+		not_ok "$bench exits 0 (got $code: $(cat "$tmp/err"))"
+	elif check_json $bench "$tmp/out" 2>"$tmp/py"; then
+		ok "$bench prints one valid JSON line"
+	else
+		not_ok "$bench JSON: $(tail -1 "$tmp/py")"
+	fi
+done
+
+# The lost-message runs end by the watchdog; run them side by side.
+for bench in pingping pingpong spawn maxprocs pairs idle; do
+	# shellcheck disable=SC2046
+	("$MICRO" $bench --drop-one --timeout 3 $(small $bench) >"$tmp/$bench.out" 2>"$tmp/$bench.err"
+	 echo $? >"$tmp/$bench.code") &
+done
+wait
+for bench in pingping pingpong spawn maxprocs pairs idle; do
+	code=$(cat "$tmp/$bench.code")
+	if [ "$code" = 1 ] && [ ! -s "$tmp/$bench.out" ] && grep -q '^micro: ' "$tmp/$bench.err"; then
+		ok "$bench --drop-one fails verification ($(cat "$tmp/$bench.err"))"
+	else
+		not_ok "$bench --drop-one: exit $code, stdout '$(cat "$tmp/$bench.out")'"
+	fi
+done
+
+for args in "" "pingpang" "pingping --reps 10k" "pingping --reps 0" "pairs --seconds -1" \
+	"spawn --procs" "spawn --frobs 1" "spawn --procs 1 --procs 2"; do
+	# shellcheck disable=SC2086
+	"$MICRO" $args >"$tmp/out" 2>"$tmp/err"
+	code=$?
+	if [ $code -eq 2 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/err" ]; then
+		ok "'$args' is a usage error"
+	else
+		not_ok "'$args': exit $code, want 2"
+	fi
+done
+
+if [ $failures -ne 0 ]; then
+	echo "$failures failed"
+	exit 1
+fi
+echo "all passed"

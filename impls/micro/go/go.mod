@@ -1,0 +1,3 @@
+module concur/micro-go
+
+go 1.26

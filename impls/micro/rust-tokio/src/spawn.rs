@@ -1,0 +1,91 @@
+//! spawn, maxprocs and idle (spec/MICRO.md §4.3, §4.4, §4.6): many tasks
+//! alive at once, each costing its future's state, its task header and, for
+//! spawn, its oneshot mailbox.
+
+use crate::config::Config;
+use crate::fail;
+use crate::report::Report;
+use serde_json::json;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+pub async fn spawn(cfg: &Config) -> Report {
+    let n = cfg.procs;
+    // Main's mailboxes: unbounded, so no task ever waits for main.
+    let (ack, mut acks) = mpsc::unbounded_channel();
+    let (stopped, mut stops) = mpsc::unbounded_channel();
+    let mut mailboxes = Vec::with_capacity(n as usize);
+
+    let t0 = Instant::now();
+    for _ in 0..n {
+        // A dormant task waits for exactly one message, so its mailbox is a
+        // oneshot: the smallest channel tokio has.
+        let (mailbox, inbox) = oneshot::channel();
+        mailboxes.push(mailbox);
+        tokio::spawn(dormant(inbox, ack.clone(), stopped.clone()));
+    }
+    if cfg.drop_one {
+        acks.recv().await;
+    }
+    let mut received = 0;
+    for _ in 0..n {
+        acks.recv().await;
+        received += 1;
+    }
+    let elapsed = t0.elapsed();
+
+    for mailbox in mailboxes {
+        let _ = mailbox.send(());
+    }
+    for _ in 0..n {
+        stops.recv().await;
+        received += 1;
+    }
+    let mut report = Report::new(n, elapsed, received, 2 * n);
+    report.extra = json!({"procs": n, "ns_per_proc": elapsed.as_nanos() as f64 / n as f64});
+    report
+}
+
+/// Acknowledges that it runs, then waits for its stop message.
+async fn dormant(
+    inbox: oneshot::Receiver<()>,
+    ack: mpsc::UnboundedSender<()>,
+    stopped: mpsc::UnboundedSender<()>,
+) {
+    let _ = ack.send(());
+    let _ = inbox.await;
+    let _ = stopped.send(());
+}
+
+pub async fn idle(cfg: &Config) -> Report {
+    let n = cfg.procs;
+    let sleep = Duration::from_millis(cfg.sleep_ms);
+    let mut tasks = Vec::with_capacity(n as usize);
+
+    let t0 = Instant::now();
+    for i in 0..n {
+        // A tokio join carries a value: the completion notice is the 1 the
+        // task returns.
+        let notice = u64::from(!(cfg.drop_one && i == 0));
+        tasks.push(tokio::spawn(async move {
+            tokio::time::sleep(sleep).await;
+            notice
+        }));
+    }
+    let mut notices = 0;
+    for task in tasks {
+        notices += task.await.unwrap_or(0);
+    }
+    let elapsed = t0.elapsed();
+
+    if elapsed < sleep {
+        fail(format_args!(
+            "idle: all tasks ended after {elapsed:?}, before their sleep of {sleep:?}"
+        ));
+    }
+    let mut report = Report::new(n, elapsed, notices, n);
+    report.ns_per_op = Some((elapsed.as_nanos() as f64 - sleep.as_nanos() as f64) / n as f64);
+    report.extra = json!({"tasks": n, "sleep_ns": sleep.as_nanos() as u64});
+    report
+}
