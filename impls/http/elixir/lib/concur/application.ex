@@ -1,0 +1,27 @@
+defmodule Concur.Application do
+  @moduledoc """
+  The supervision tree: the store's table owner, mochiweb's clock (the cached
+  `Date` header) and the listener, in that order and `:rest_for_one`, since
+  the listener's connections use both.
+  """
+  use Application
+
+  @impl true
+  def start(_type, _args) do
+    case Concur.Config.from_env(System.get_env()) do
+      {:ok, config} ->
+        Concur.Config.put(config)
+        Concur.Hello.init_page_counter()
+        children = [Concur.Store, mochiweb_clock(), Concur.HTTP.Listener.child_spec(config)]
+        Supervisor.start_link(children, strategy: :rest_for_one, name: Concur.Supervisor)
+
+      {:error, message} ->
+        {:error, {:bad_config, message}}
+    end
+  end
+
+  # mochiweb_http:start_link/1 would start the clock unsupervised; here it is a child.
+  defp mochiweb_clock do
+    %{id: :mochiweb_clock, start: {:mochiweb_clock, :start_link, []}}
+  end
+end
