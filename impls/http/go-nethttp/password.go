@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -85,6 +86,10 @@ func readPassword(w http.ResponseWriter, r *http.Request) (password []byte, ok b
 		return nil, false
 	case len(p) > maxPasswordBytes:
 		http.Error(w, "password is longer than bcrypt's limit of 72 bytes", http.StatusBadRequest)
+		return nil, false
+	case strings.ContainsRune(p, 0):
+		// C implementations of bcrypt stop at a NUL; the contract refuses it.
+		http.Error(w, "password contains a NUL character", http.StatusBadRequest)
 		return nil, false
 	}
 	return []byte(p), true

@@ -124,6 +124,7 @@ func TestPasswordSetAndVerify(t *testing.T) {
 	expect(t, "set again", post(t, ts, "/password/set/alice", `{"password":"new"}`), 200, "text/plain", "OK")
 	expect(t, "old password", post(t, ts, "/password/verify/alice", `{"password":"pw"}`), 403, "text/plain", "*")
 	expect(t, "other user", post(t, ts, "/password/verify/bob", `{"password":"new"}`), 404, "text/plain", "*")
+	expect(t, "NUL in password", post(t, ts, "/password/set/carol", `{"password":"a\u0000b"}`), 400, "text/plain", "*")
 	max := strings.Repeat("é", 36) // 72 bytes of UTF-8
 	expect(t, "72-byte password", post(t, ts, "/password/set/carol", `{"password":"`+max+`"}`), 200, "text/plain", "OK")
 	expect(t, "72-byte verify", post(t, ts, "/password/verify/carol", `{"password":"`+max+`"}`), 200, "text/plain", "OK")

@@ -11,7 +11,7 @@ pub fn checks() -> Vec<Check> {
         Check { id: "bad-user", section: "§3.4", about: "a {user} outside [A-Za-z0-9_.-]{1,64} is 400 on every route", run: bad_user },
         Check { id: "too-large", section: "§3.5", about: "a body over 1 MiB is 413 (Content-Length and chunked); exactly 1 MiB is accepted", run: too_large },
         Check { id: "bad-json", section: "§3.6", about: "a body that is not JSON is 400", run: bad_json },
-        Check { id: "bad-password", section: "§3.6", about: "no string password, or one over 72 bytes, is 400", run: bad_password },
+        Check { id: "bad-password", section: "§3.6", about: "no string password, one over 72 bytes or one with a NUL is 400", run: bad_password },
         Check { id: "bad-user-body", section: "§3.6", about: "user/set with JSON that is not an object is 400", run: bad_user_body },
         Check { id: "malformed-request", section: "§3.1", about: "a malformed request line, header or chunk is 400, and the server keeps serving", run: malformed_request },
     ]
@@ -151,7 +151,7 @@ fn bad_json(ctx: &Ctx) -> Verdict {
 fn bad_password(ctx: &Ctx) -> Verdict {
     let user = ctx.user("badpw");
     let too_long = format!(r#"{{"password":"{}"}}"#, "é".repeat(36) + "x");
-    let bodies = [r#"{}"#, r#"{"password":5}"#, r#"{"password":null}"#, r#"{"password":["x"]}"#, r#"["password"]"#, r#""password""#, too_long.as_str()];
+    let bodies = [r#"{}"#, r#"{"password":5}"#, r#"{"password":null}"#, r#"{"password":["x"]}"#, r#"["password"]"#, r#""password""#, r#"{"password":"nul\u0000byte"}"#, too_long.as_str()];
     for body in bodies {
         for route in ["password/set", "password/verify"] {
             let path = format!("/{route}/{user}");

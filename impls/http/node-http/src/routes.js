@@ -108,6 +108,10 @@ async function passwordOf(req, res) {
   if (Buffer.byteLength(body.password) > PASSWORD_MAX_BYTES) {
     throw new HttpError(400, `password is longer than ${PASSWORD_MAX_BYTES} bytes of UTF-8 (the bcrypt limit)`);
   }
+  if (body.password.includes('\0')) {
+    // The native bcrypt stops at a NUL; the contract refuses rather than truncates.
+    throw new HttpError(400, 'password contains a NUL character');
+  }
   return body.password;
 }
 

@@ -91,9 +91,9 @@ describe('bad input', () => {
     }
   });
 
-  test('no string password, or one over 72 bytes of UTF-8, is 400', async () => {
+  test('no string password, one over 72 bytes of UTF-8 or one with a NUL, is 400', async () => {
     const tooLong = JSON.stringify({ password: `${'é'.repeat(36)}x` });
-    for (const body of ['{}', '{"password":5}', '{"password":null}', '{"password":["x"]}', '["password"]', '"password"', tooLong]) {
+    for (const body of ['{}', '{"password":5}', '{"password":null}', '{"password":["x"]}', '["password"]', '"password"', '{"password":"a\\u0000b"}', tooLong]) {
       await expectError(await call('POST', '/password/set/badpw', body), 400);
       await expectError(await call('POST', '/password/verify/badpw', body), 400);
     }
