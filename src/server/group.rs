@@ -6,6 +6,14 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether Ctrl-C (or SIGTERM/SIGHUP) has been received. Code that notices a
+/// server die while the handler is still stopping groups uses it to exit 130
+/// like the handler, rather than report the death as a failure.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
 
 pub fn register(pgid: i32) {
     GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(pgid);
@@ -53,6 +61,7 @@ pub fn install_interrupt_handler() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = ctrlc::set_handler(|| {
+            INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
             let groups: Vec<i32> = GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone();
             for pgid in &groups {
                 stop_group(*pgid, Duration::from_secs(2));

@@ -9,7 +9,7 @@ mod group;
 pub mod procstat;
 
 pub use build::{BuildOutput, build, run_shell};
-pub use group::install_interrupt_handler;
+pub use group::{install_interrupt_handler, interrupted, pin_self};
 
 use crate::cli::ServeArgs;
 use crate::impls::{self, Availability, Implementation};
@@ -172,6 +172,10 @@ pub fn serve_command(args: &ServeArgs) -> Result<ExitCode> {
     server.wait_ready(Duration::from_secs(60))?;
     eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, args.cores);
     let status = server.child.wait()?;
+    if interrupted() {
+        // The handler is stopping the group and will exit 130 itself.
+        std::thread::sleep(Duration::from_secs(10));
+    }
     group::stop_group(server.pgid(), Duration::from_secs(3));
     group::unregister(server.pgid());
     eprintln!("concur: {} exited ({status})", imp.name());
