@@ -278,8 +278,8 @@ fn route(req: &Req, state: &State, local_users: &mut HashMap<String, Value>) -> 
         return text(200, "OK");
     }
     let Some(password) = json.get("password").and_then(Value::as_str) else { return text(400, "want {\"password\": string}") };
-    if password.len() > 72 {
-        return text(400, "password longer than 72 bytes");
+    if password.len() > 72 || password.contains('\0') {
+        return text(400, "password longer than 72 bytes or with a NUL");
     }
     if *prefix == "/password/set/" {
         let hash = bcrypt::hash(password, COST).unwrap();
