@@ -1,0 +1,227 @@
+%% EUnit tests. The end-to-end ones run the manifest's start command exactly
+%% as `concur micro` does (sh -c in this folder), so the wrapper, the halt
+%% codes, the watchdog and stdout are tested as concur sees them.
+-module(micro_tests).
+-include_lib("eunit/include/eunit.hrl").
+
+-define(SMALL, [{"pingping", "--size 100 --reps 500"},
+                {"pingpong", "--reps 500"},
+                {"spawn", "--procs 300"},
+                {"maxprocs", "--procs 300"},
+                {"pairs", "--pairs 3 --seconds 0.1"},
+                {"idle", "--procs 300 --sleep-ms 20"}]).
+
+%% Every benchmark prints one valid JSON line and exits 0.
+every_bench_prints_one_json_line_test_() ->
+    {inparallel, [{Bench, {timeout, 60, fun() -> check_line(Bench, Args) end}}
+                  || {Bench, Args} <- ?SMALL]}.
+
+check_line(Bench, Args) ->
+    {0, Stdout, Stderr} = run(Bench ++ " --cores 1 " ++ Args),
+    ?assertEqual(<<>>, Stderr),
+    [Line, <<>>] = binary:split(Stdout, <<"\n">>),
+    Result = decode(Line),
+    ?assertMatch(#{<<"schema">> := 1, <<"runtime">> := <<"erlang">>}, Result),
+    ?assertEqual(list_to_binary(Bench), maps:get(<<"bench">>, Result)),
+    #{<<"checks">> := #{<<"received">> := Received, <<"expected">> := Expected},
+      <<"ops">> := Ops, <<"elapsed_ns">> := Elapsed, <<"ns_per_op">> := NsPerOp,
+      <<"params">> := Params} = Result,
+    ?assertEqual(Expected, Received),
+    ?assert(Received > 0 andalso Ops > 0 andalso Elapsed > 0),
+    ?assert(is_number(NsPerOp)),
+    ?assertEqual(1, maps:get(<<"cores">>, Params)),
+    ?assertEqual(lists:sort([<<"cores">> | params(Bench)]), lists:sort(maps:keys(Params))),
+    [?assert(maps:is_key(Field, Result)) || Field <- extra_fields(Bench)].
+
+params("pingping") -> [<<"size">>, <<"reps">>];
+params("pingpong") -> [<<"reps">>];
+params("pairs") -> [<<"pairs">>, <<"seconds">>];
+params("idle") -> [<<"procs">>, <<"sleep_ms">>];
+params(_) -> [<<"procs">>].
+
+extra_fields("pairs") -> [<<"round_trips">>, <<"messages">>, <<"messages_per_s">>,
+                          <<"min_pair_round_trips">>];
+extra_fields("idle") -> [<<"tasks">>, <<"sleep_ns">>];
+extra_fields("pingping") -> [];
+extra_fields("pingpong") -> [];
+extra_fields(_) -> [<<"procs">>, <<"ns_per_proc">>].
+
+%% spec §3.3: one lost message makes every benchmark exit 1 with an empty
+%% stdout, through its checks (pingping) or its watchdog (the others).
+drop_one_fails_every_bench_test_() ->
+    {inparallel, [{Bench, {timeout, 60, fun() -> check_drop_one(Bench, Args) end}}
+                  || {Bench, Args} <- ?SMALL]}.
+
+check_drop_one(Bench, Args) ->
+    {Code, Stdout, Stderr} = run(Bench ++ " --cores 1 " ++ Args ++ " --drop-one --timeout 5"),
+    ?assertEqual({1, <<>>}, {Code, Stdout}),
+    ?assertMatch({match, _}, re:run(Stderr, "^micro: .+\n$")).
+
+pingping_drop_one_is_caught_by_the_sequence_check_test() ->
+    {1, <<>>, Stderr} = run("pingping --reps 10 --drop-one --timeout 5"),
+    ?assertEqual(<<"micro: pingping: process B expected message 1, got 2\n">>, Stderr).
+
+bad_arguments_exit_2_test_() ->
+    [{Args, fun() ->
+                {Code, Stdout, Stderr} = run(Args),
+                ?assertEqual({2, <<>>}, {Code, Stdout}),
+                ?assertMatch({match, _}, re:run(Stderr, "^micro: [^\n]*" ++ Hint ++ "[^\n]*\n$"))
+            end}
+     || {Args, Hint} <- [{"", "benchmark"},
+                         {"pingpang", "'pingpang'"},
+                         {"pingping --reps 10k", "--reps: '10k' is not an integer >= 1"},
+                         {"pingping --reps 0", "--reps: '0'"},
+                         {"pingping --size", "--size: missing value"},
+                         {"spawn --procs 5 --procs 6", "given twice"},
+                         {"pairs --seconds -1", "--seconds"},
+                         {"idle --sleep-ms 1.5", "--sleep-ms"},
+                         {"spawn --bogus 1", "unknown flag '--bogus'"},
+                         {"spawn --drop-one=yes", "--drop-one takes no value"}]].
+
+bad_concur_cores_exits_2_test() ->
+    {2, <<>>, Stderr} = run([{"CONCUR_CORES", "two"}], "spawn --procs 3"),
+    ?assertMatch({match, _}, re:run(Stderr, "CONCUR_CORES: 'two'")).
+
+%% spec §3.4: the process limit is a runtime failure, reported in one line
+%% with exit 1 and nothing on stdout. The VM's own "Too many processes"
+%% report went to stdout before log_to_stderr/0 moved the logger.
+%% ERL_FLAGS comes after ./micro's +P on the VM's command line, so it wins.
+process_limit_exits_1_with_nothing_on_stdout_test() ->
+    {1, <<>>, Stderr} = run([{"CONCUR_CORES", false}, {"ERL_FLAGS", "+P 1024"}],
+                            "maxprocs --procs 2000"),
+    ?assertMatch({match, _}, re:run(Stderr, "micro: spawn failed .*system_limit.* 1024")).
+
+flag_equals_value_form_test() ->
+    {0, Stdout, _} = run("pingpong --reps=7 --cores=1"),
+    ?assertMatch(#{<<"ops">> := 7, <<"params">> := #{<<"cores">> := 1, <<"reps">> := 7}},
+                 decode(hd(binary:split(Stdout, <<"\n">>)))).
+
+%% The parser alone: defaults, CONCUR_CORES, and --cores overriding it.
+parse_test_() ->
+    [?_assertMatch({ok, #{bench := pingping, size := 5120, reps := 10000, cores := 4,
+                          timeout := 300, drop_one := false}},
+                   micro_args:parse(["pingping"], "", 4)),
+     ?_assertMatch({ok, #{cores := 3}}, micro_args:parse(["spawn"], "3", 4)),
+     ?_assertMatch({ok, #{cores := 1}}, micro_args:parse(["spawn", "--cores", "1"], "3", 4)),
+     ?_assertMatch({ok, #{seconds := 0.5, sleep_ms := 0}},
+                   micro_args:parse(["pairs", "--seconds", "0.5", "--sleep-ms", "0"], "", 1)),
+     ?_assertMatch({error, _}, micro_args:parse(["pairs", "--seconds", "1e9"], "", 1))].
+
+%% spec §4.1: a payload of 64 bytes or less is copied into the receiver's
+%% heap, a larger one is shared. process_info(_, binary) lists the
+%% off-heap binaries a process references, with their reference counts.
+payload_is_copied_up_to_64_bytes_and_shared_above_test_() ->
+    [?_assertEqual(none, shared_refcount(micro_latency:payload(7, 64))),
+     ?_assertEqual(2, shared_refcount(micro_latency:payload(7, 65))),
+     ?_assertEqual(2, shared_refcount(micro_latency:payload(7, 5120)))].
+
+shared_refcount(Payload) ->
+    Self = self(),
+    Receiver = spawn(fun() ->
+                         receive {bin, B} ->
+                             {binary, Bins} = process_info(self(), binary),
+                             Self ! {refs, Bins},
+                             receive stop -> byte_size(B) end
+                         end
+                     end),
+    Receiver ! {bin, Payload},
+    Refs = receive {refs, Bins} -> Bins end,
+    Receiver ! stop,
+    case Refs of
+        [] -> none;
+        [{_Id, Size, RefCount}] when Size =:= byte_size(Payload) -> RefCount
+    end.
+
+payload_fills_every_byte_test() ->
+    [?assertEqual(binary:copy(<<(K rem 251)>>, Size), micro_latency:payload(K rem 251, Size))
+     || Size <- [1, 64, 65, 255, 256, 257, 5120, 5121, 51200], K <- [1, 250, 251, 502]].
+
+json_numbers_are_plain_decimals_test() ->
+    ?assertEqual(<<"{\"a\":1,\"b\":0.5,\"c\":\"x\",\"d\":{\"e\":123456789.125}}">>,
+                 iolist_to_binary(micro_result:to_json(
+                                    #{a => 1, b => 0.5, c => <<"x">>, d => #{e => 123456789.125}}))).
+
+%% --- running the program ------------------------------------------------
+
+%% CONCUR_CORES is unset unless a test sets it: runs by hand and by concur
+%% differ only in the arguments.
+run(Args) ->
+    run([{"CONCUR_CORES", false}], Args).
+
+%% Runs `<start command> <Args>` in this folder with sh -c, as concur micro
+%% does, stderr captured through a file.
+run(Env, Args) ->
+    ErrFile = filename:join(tmp_dir(), "stderr-" ++ integer_to_list(erlang:unique_integer([positive]))),
+    Command = lists:flatten([start_command(), " ", Args, " 2>", ErrFile]),
+    Port = open_port({spawn_executable, "/bin/sh"},
+                     [{args, ["-c", Command]}, {env, Env}, exit_status, binary, stream]),
+    {Code, Stdout} = collect(Port, []),
+    {ok, Stderr} = file:read_file(ErrFile),
+    ok = file:delete(ErrFile),
+    {Code, Stdout, Stderr}.
+
+collect(Port, Acc) ->
+    receive
+        {Port, {data, Data}} -> collect(Port, [Acc, Data]);
+        {Port, {exit_status, Code}} -> {Code, iolist_to_binary(Acc)}
+    end.
+
+tmp_dir() ->
+    case os:getenv("TMPDIR") of
+        false -> "/tmp";
+        Dir -> Dir
+    end.
+
+%% The `command` of the manifest's [start] table.
+start_command() ->
+    {ok, Toml} = file:read_file("concur.toml"),
+    {match, [Command]} = re:run(Toml, "\\[start\\]\\s*command\\s*=\\s*\"([^\"]*)\"",
+                                [{capture, all_but_first, list}]),
+    Command.
+
+%% --- a JSON decoder for the result line (OTP 25 has no json module) ------
+
+decode(Bin) ->
+    {Value, Rest} = value(skip(Bin)),
+    <<>> = skip(Rest),
+    Value.
+
+value(<<${, Rest/binary>>) -> members(skip(Rest), #{});
+value(<<$", Rest/binary>>) -> string(Rest);
+value(<<"true", Rest/binary>>) -> {true, Rest};
+value(<<"false", Rest/binary>>) -> {false, Rest};
+value(<<"null", Rest/binary>>) -> {null, Rest};
+value(Bin) -> number(Bin).
+
+members(<<$}, Rest/binary>>, Map) when map_size(Map) =:= 0 -> {Map, Rest};
+members(<<$", Bin/binary>>, Map) ->
+    {Key, <<$:, AfterColon/binary>>} = string(Bin),
+    {Value, AfterValue} = value(skip(AfterColon)),
+    false = maps:is_key(Key, Map),
+    case skip(AfterValue) of
+        <<$,, Rest/binary>> -> members(skip(Rest), Map#{Key => Value});
+        <<$}, Rest/binary>> -> {Map#{Key => Value}, Rest}
+    end.
+
+string(Bin) ->
+    [String, Rest] = binary:split(Bin, <<"\"">>),
+    nomatch = binary:match(String, <<"\\">>),
+    {String, Rest}.
+
+number(Bin) ->
+    {match, [Text]} = re:run(Bin, "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?",
+                             [{capture, first, binary}]),
+    Rest = binary:part(Bin, byte_size(Text), byte_size(Bin) - byte_size(Text)),
+    Number = case re:run(Text, "[.eE]") of
+                 nomatch -> binary_to_integer(Text);
+                 _ -> float_from(Text)
+             end,
+    {Number, Rest}.
+
+float_from(Text) ->
+    try binary_to_float(Text)
+    catch error:badarg -> binary_to_float(re:replace(Text, "([eE])", ".0\\1", [{return, binary}]))
+    end.
+
+skip(<<C, Rest/binary>>) when C =:= $\s; C =:= $\t; C =:= $\n; C =:= $\r -> skip(Rest);
+skip(Bin) -> Bin.
