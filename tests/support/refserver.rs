@@ -58,7 +58,7 @@ impl State {
     }
 }
 
-const COST: u32 = 6;
+const COST: u32 = 8;
 const MIB: usize = 1 << 20;
 
 /// Starts the server on a port chosen by the OS, with the verifier's settings.

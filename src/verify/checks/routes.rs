@@ -87,11 +87,6 @@ fn password(ctx: &Ctx) -> Verdict {
     Ok(vec![])
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn password_timing(ctx: &Ctx) -> Verdict {
     let user = ctx.user("timing");
     expect_ok(&ctx.call("POST", &format!("/password/set/{user}"), &pw_body("timing"))?, "password/set")?;
@@ -104,10 +99,12 @@ fn password_timing(ctx: &Ctx) -> Verdict {
         expect_status(&r, 404, "password/verify of an unknown user")?;
         unknown.push(r.elapsed);
     }
-    let (m, u) = (median(matched), median(unknown));
+    // Minimums: load on the machine only ever adds time, so the fastest of
+    // five is the best estimate of the work each answer needs.
+    let (m, u) = (matched.into_iter().min().unwrap_or_default(), unknown.into_iter().min().unwrap_or_default());
     if u.as_secs_f64() < 0.5 * m.as_secs_f64() {
         return Err(format!(
-            "the 404 for an unknown user took {u:?} (median of 5) but a real check {m:?}: hash the given password once at the configured cost before answering 404 (SPEC §2, thesis Listing 24)"
+            "the 404 for an unknown user took {u:?} (fastest of 5) but a real check {m:?}: hash the given password once at the configured cost before answering 404 (SPEC §2, thesis Listing 24)"
         ));
     }
     Ok(vec![])
