@@ -85,6 +85,6 @@ pub struct VerifyArgs {
 pub struct TestArgs {
     #[command(flatten)]
     pub root: RootArg,
-    /// Implementations to test (default: every one whose toolchain is present)
+    /// Implementations to test, as name (every kind) or kind/name (default: every one whose toolchain is present)
     pub names: Vec<String>,
 }

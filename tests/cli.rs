@@ -131,3 +131,18 @@ fn verify_url_with_a_path_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("give the server's base URL, e.g. http://127.0.0.1:8080"));
 }
+
+#[test]
+fn test_picks_one_kind_with_kind_slash_name() {
+    let root = fake_root("fake", &format!("{FAKE}\n[test]\ncommand = \"echo tested-http\"\n"));
+    let micro = root.path().join("impls/micro/fake");
+    std::fs::create_dir_all(&micro).unwrap();
+    std::fs::write(micro.join("concur.toml"), format!("{FAKE}\n[test]\ncommand = \"echo tested-micro\"\n")).unwrap();
+    let out = concur().args(["test", "micro/fake", "--root"]).arg(root.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("tested-micro") && !text.contains("tested-http"), "{text}");
+    let both = concur().args(["test", "fake", "--root"]).arg(root.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&both.stdout);
+    assert!(text.contains("tested-micro") && text.contains("tested-http"), "{text}");
+}

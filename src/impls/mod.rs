@@ -171,6 +171,15 @@ pub fn list_command(args: &ListArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Every implementation called `name` (any kind), or exactly `kind/name`.
+fn by_name_any_kind(all: &[Implementation], name: &str) -> Result<Vec<Implementation>> {
+    let found: Vec<Implementation> = all.iter().filter(|i| i.name() == name || format!("{}/{}", i.kind, i.name()) == name).cloned().collect();
+    if found.is_empty() {
+        bail!("no implementation named '{name}' (see `concur list`; use kind/name, e.g. micro/elixir, to pick one kind)");
+    }
+    Ok(found)
+}
+
 /// `concur test`: each implementation's own test suite, after its build.
 pub fn test_command(args: &TestArgs) -> Result<ExitCode> {
     let root = find_root(&args.root)?;
@@ -178,10 +187,7 @@ pub fn test_command(args: &TestArgs) -> Result<ExitCode> {
     let chosen: Vec<Implementation> = if args.names.is_empty() {
         all
     } else {
-        args.names
-            .iter()
-            .map(|n| all.iter().find(|i| i.name() == n).cloned().with_context(|| format!("no implementation named '{n}' (see `concur list`)")))
-            .collect::<Result<_>>()?
+        args.names.iter().map(|n| by_name_any_kind(&all, n)).collect::<Result<Vec<_>>>()?.concat()
     };
     let mut failed = Vec::new();
     for imp in &chosen {
@@ -193,7 +199,7 @@ pub fn test_command(args: &TestArgs) -> Result<ExitCode> {
             println!("{}: skipped: {why}", imp.name());
             continue;
         }
-        println!("== {}: {}", imp.name(), test.command);
+        println!("== {}/{}: {}", imp.kind, imp.name(), test.command);
         let ok = crate::server::build(imp, &crate::server::BuildOutput::Inherit)
             .and_then(|()| crate::server::run_shell(&imp.dir, &test.command, &crate::server::spec_env(&root)));
         if let Err(e) = ok {
