@@ -126,10 +126,11 @@ fn serve_conn(stream: TcpStream, state: &Arc<State>) {
                     return;
                 }
                 Err(ReadErr::Bad(why)) => {
-                    let _ = write_response(&mut out, &state, 400, "text/plain", why.as_bytes(), true);
+                    // Die before answering, so the client's next connection already finds it dead.
                     if state.has(Fault::DiesOnGarbage) {
                         state.dead.store(true, Ordering::SeqCst);
                     }
+                    let _ = write_response(&mut out, &state, 400, "text/plain", why.as_bytes(), true);
                     return;
                 }
             }
