@@ -10,6 +10,8 @@ want=(
   erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev
   # Benchmarks against reference tools
   wrk apache2-utils nginx-light
+  # The report's test renders it in a headless browser
+  chromium
   # Build basics
   build-essential pkg-config ca-certificates curl
 )

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Side-by-side cost of load generators against one fixed server.
+#
+# nginx (Debian package, one worker pinned to CPU 0) answers `Hello, World!`
+# on a loopback port; each generator in turn, pinned to CPU 1, drives it with
+# 50 connections for 10 s; the tools alternate, several repeats. For each run:
+# requests served (nginx's own counter, the same for every tool), the
+# generator's CPU seconds (user + system of the process, from wait4 via GNU
+# time), requests/s, CPU seconds per 1,000 requests, and the generator core's
+# utilisation. Medians and the concur/wrk ratios are appended to
+# bench/RESULTS.md. The bar: concur load <= 0.8x wrk's CPU per request and
+# >= wrk's requests/s.
+#
+# Usage: bench/loadgen.sh            (REPEATS=5 DURATION=10 CONNECTIONS=50 PORT=18080)
+#        REPEATS=3 bench/loadgen.sh
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+REPEATS=${REPEATS:-5}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-50}
+PORT=${PORT:-18080}
+SERVER_CPU=${SERVER_CPU:-0}
+GENERATOR_CPU=${GENERATOR_CPU:-1}
+URL="http://127.0.0.1:$PORT/"
+
+for tool in nginx wrk taskset /usr/bin/time curl awk; do
+    command -v "$tool" >/dev/null || { echo "loadgen.sh: $tool is missing (apt-get install nginx wrk util-linux time curl)" >&2; exit 1; }
+done
+
+echo "building concur (release)..." >&2
+(cd "$ROOT" && cargo build --release --quiet)
+CONCUR="$ROOT/target/release/concur"
+
+WORK=$(mktemp -d)
+cleanup() {
+    if [[ -f $WORK/nginx.pid ]]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; sleep 0.3; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+sed -e "s#__PORT__#$PORT#g" -e "s#__DIR__#$WORK#g" "$ROOT/bench/nginx.conf" >"$WORK/nginx.conf"
+taskset -c "$SERVER_CPU" nginx -c "$WORK/nginx.conf" -p "$WORK" >"$WORK/nginx.out" 2>&1 &
+for _ in $(seq 50); do curl -sf -o /dev/null "$URL" && break; sleep 0.1; done
+curl -sf -o /dev/null "$URL" || { echo "loadgen.sh: nginx did not start:" >&2; cat "$WORK/nginx.out" "$WORK/error.log" >&2; exit 1; }
+
+served() { curl -sf "http://127.0.0.1:$PORT/nginx_status" | awk 'NR == 3 { print $3 }'; }
+
+# One measured run: prints "tool requests wall_s cpu_s".
+measure() {
+    local tool=$1 cmd
+    case $tool in
+        wrk) cmd=(wrk -t 1 -c "$CONNECTIONS" -d "${DURATION}s" "$URL") ;;
+        concur) cmd=("$CONCUR" load "$URL" -t 1 -c "$CONNECTIONS" -d "${DURATION}s") ;;
+        ab) cmd=(ab -q -k -c "$CONNECTIONS" -t "$DURATION" -n 100000000 "$URL") ;;
+        oha) cmd=(oha --no-tui -z "${DURATION}s" -c "$CONNECTIONS" "$URL") ;;
+    esac
+    local before after
+    before=$(served)
+    /usr/bin/time -f "%e %U %S" -o "$WORK/time" taskset -c "$GENERATOR_CPU" "${cmd[@]}" >"$WORK/$tool.out" 2>&1 ||
+        { echo "loadgen.sh: $tool failed:" >&2; cat "$WORK/$tool.out" >&2; exit 1; }
+    after=$(served)
+    read -r wall user sys <"$WORK/time"
+    # Minus the status request itself.
+    echo "$tool $((after - before - 1)) $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')"
+}
+
+TOOLS=(wrk concur ab)
+command -v oha >/dev/null && TOOLS+=(oha)
+
+echo "warm-up..." >&2
+taskset -c "$GENERATOR_CPU" "$CONCUR" load "$URL" -t 1 -c "$CONNECTIONS" -d 2s >/dev/null
+
+: >"$WORK/runs"
+for repeat in $(seq "$REPEATS"); do
+    # Alternate the order so that no tool always runs first or last.
+    order=("${TOOLS[@]}")
+    if ((repeat % 2 == 0)); then order=(); for ((i = ${#TOOLS[@]} - 1; i >= 0; i--)); do order+=("${TOOLS[i]}"); done; fi
+    for tool in "${order[@]}"; do
+        line=$(measure "$tool")
+        echo "$line" >>"$WORK/runs"
+        echo "repeat $repeat: $line" | awk '{ printf "%s %s %-7s %10d requests %6.2fs wall %6.3fs CPU  %9.0f req/s  %.4f CPU s/1000 req\n", $1, $2, $3, $4, $5, $6, $4 / $5, $6 * 1000 / $4 }' >&2
+    done
+done
+
+# Medians per tool: requests/s, CPU s per 1000 requests, core utilisation.
+summary=$(awk '
+    { n[$1]++; rps[$1, n[$1]] = $2 / $3; cpu[$1, n[$1]] = $4 * 1000 / $2; util[$1, n[$1]] = $4 / $3 }
+    function median(a, t, k,   v, i, j, x) {
+        for (i = 1; i <= k; i++) v[i] = a[t, i]
+        for (i = 2; i <= k; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+        return (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+    }
+    END { for (t in n) printf "%s %.0f %.5f %.3f %d\n", t, median(rps, t, n[t]), median(cpu, t, n[t]), median(util, t, n[t]), n[t] }
+' "$WORK/runs" | sort)
+
+field() { awk -v t="$1" -v f="$2" '$1 == t { print $f }' <<<"$summary"; }
+cpu_ratio=$(awk -v c="$(field concur 3)" -v w="$(field wrk 3)" 'BEGIN { printf "%.2f", c / w }')
+rps_ratio=$(awk -v c="$(field concur 2)" -v w="$(field wrk 2)" 'BEGIN { printf "%.2f", c / w }')
+verdict() { awk -v r="$1" -v bar="$2" -v op="$3" 'BEGIN { ok = (op == "le") ? r <= bar : r >= bar; print ok ? "met" : "MISSED" }'; }
+
+{
+    echo
+    echo "## $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo "$(nginx -v 2>&1 | sed 's/.*: //'), one worker on CPU $SERVER_CPU; each generator on CPU $GENERATOR_CPU, $CONNECTIONS connections, ${DURATION} s, $REPEATS alternating repeats; $(nproc) CPUs, kernel $(uname -r); concur $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes')."
+    echo
+    echo "| generator | requests/s | CPU s per 1,000 requests | generator core utilisation | runs |"
+    echo "|---|---:|---:|---:|---:|"
+    while read -r tool rps cpu util runs; do
+        case $tool in wrk) name="wrk $(wrk -v 2>&1 | awk 'NR == 1 { print $2 }')" ;; concur) name="concur load" ;; ab) name="ab -k" ;; *) name=$tool ;; esac
+        echo "| $name | $rps | $cpu | $(awk -v u="$util" 'BEGIN { printf "%.0f%%", u * 100 }') | $runs |"
+    done <<<"$summary"
+    echo
+    echo "Medians. concur / wrk: CPU per request **$cpu_ratio** (bar <= 0.80: $(verdict "$cpu_ratio" 0.80 le)), requests/s **$rps_ratio** (bar >= 1.00: $(verdict "$rps_ratio" 1.00 ge))."
+} | tee -a "$ROOT/bench/RESULTS.md"

@@ -1,0 +1,233 @@
+//! `concur load`: the load generator. It drives a server over HTTP/1.1 with
+//! a fixed number of connections, in a closed loop (each connection sends
+//! when its previous response arrived, like wrk and ab) or an open loop (a
+//! fixed rate, latency measured from each request's intended send time, like
+//! wrk2), for a duration or an exact count of requests, with one request or
+//! a scenario of steps filled from user data. It is built to cost less CPU
+//! per request than wrk, so that the server is what gets measured.
+//!
+//! The pipeline: flags (`args`) → a plan (`plan`, also built directly by the
+//! orchestrator) → request bytes encoded once (`request`) → one event loop
+//! per worker thread (`worker`, strategies in `pace`) → the workers'
+//! tallies merged into a `LoadReport` (`report`), printed (`human`) and
+//! written as JSON. `merge` combines reports of concurrent load processes.
+
+mod args;
+mod conn;
+mod control;
+mod http;
+mod human;
+mod merge;
+mod pace;
+mod plan;
+mod progress;
+mod report;
+mod request;
+mod scenario;
+mod sys;
+mod url;
+mod users;
+mod worker;
+
+pub use args::{LoadArgs, MergeArgs, UsersArgs, parse_duration};
+pub use control::Control;
+pub use merge::merge;
+pub use plan::{LoadPlan, StopAt};
+pub use report::{CpuUse, LoadReport, RateCheck, SCHEMA, Settings, StepReport};
+pub use scenario::{Scenario, Step};
+pub use url::Target;
+pub use users::Users;
+
+use anyhow::{Context, Result, anyhow, bail};
+use report::RunFacts;
+use request::Requests;
+use std::io::Write;
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use worker::{Assignment, Shared};
+
+/// File descriptors a run needs besides its connections (epoll, timers, stdio).
+const SPARE_FDS: usize = 64;
+
+/// Runs `plan` on worker threads and returns the merged result. Fails before
+/// sending anything when the target cannot be reached; `control.stop()` ends
+/// the run early with the partial result.
+pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
+    plan.validate()?;
+    let mut warnings = Vec::new();
+    let connections = fit_connections(plan.connections, &mut warnings);
+    let threads = plan.threads.min(connections).max(1);
+    if plan.rate.is_some() && !plan.think_time.is_zero() {
+        warnings.push("the think time is ignored in an open loop: the schedule of -R decides when each request is sent".into());
+    }
+    preflight(plan)?;
+    let requests = Requests::encode(plan);
+    let start_ns = sys::now_ns();
+    let shared = Shared {
+        requests: &requests,
+        addr: plan.target.addr,
+        keepalive: plan.keepalive,
+        timeout_ns: plan.timeout.as_nanos() as u64,
+        start_ns,
+        deadline_ns: match plan.stop {
+            StopAt::Duration(d) => Some(start_ns + d.as_nanos() as u64),
+            StopAt::Count(_) => None,
+        },
+        total_users: connections as u64,
+        pace: pace::Pace::new(plan.rate, connections, plan.think_time.as_nanos() as u64),
+        backoff: plan.rate.is_none() && matches!(plan.stop, StopAt::Duration(_)),
+        control,
+    };
+    let started_unix_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let assignments = assign(plan, connections, threads);
+    let outcomes = std::thread::scope(|scope| -> Result<Vec<worker::Outcome>> {
+        let shared = &shared;
+        let handles = assignments
+            .into_iter()
+            .enumerate()
+            .map(|(k, assignment)| {
+                std::thread::Builder::new()
+                    .name(format!("concur-load-{k}"))
+                    .spawn_scoped(scope, move || worker::run(shared, assignment))
+            })
+            .collect::<std::io::Result<Vec<_>>>()
+            .context("cannot start the worker threads")?;
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().map_err(|_| anyhow!("a load worker thread panicked"))?.context("a load worker could not start its event loop")
+            })
+            .collect()
+    })?;
+    let facts = RunFacts { started_unix_ms, start_ns, connections, threads, warnings };
+    report::build(plan, facts, outcomes)
+}
+
+/// Splits the connections, the user indexes, the count budget and the CPUs over the workers.
+fn assign(plan: &LoadPlan, connections: usize, threads: usize) -> Vec<Assignment> {
+    let share = |total: u64, k: usize| total / threads as u64 + u64::from((k as u64) < total % threads as u64);
+    let mut first_user = 0;
+    (0..threads)
+        .map(|k| {
+            let conns = share(connections as u64, k) as usize;
+            let assignment = Assignment {
+                first_user,
+                connections: conns,
+                budget: match plan.stop {
+                    StopAt::Count(n) => pace::Budget::Count(share(n, k)),
+                    StopAt::Duration(_) => pace::Budget::Unlimited,
+                },
+                cpu: (!plan.cpus.is_empty()).then(|| plan.cpus[k % plan.cpus.len()]),
+            };
+            first_user += conns as u64;
+            assignment
+        })
+        .collect()
+}
+
+/// Raises the open-file limit to fit the connections, or uses fewer and says so.
+fn fit_connections(asked: usize, warnings: &mut Vec<String>) -> usize {
+    let wanted = (asked + SPARE_FDS) as u64;
+    let limit = sys::raise_nofile(wanted);
+    if limit >= wanted {
+        return asked;
+    }
+    let fits = (limit as usize).saturating_sub(SPARE_FDS).max(1);
+    warnings.push(format!(
+        "the open-file limit is {limit} and could not be raised to {wanted}: using {fits} connections instead of {asked} \
+         (raise it with `ulimit -n {wanted}` as root, or lower -c)"
+    ));
+    fits
+}
+
+/// One connection before the run, so that a wrong port or a dead server is one clear sentence.
+fn preflight(plan: &LoadPlan) -> Result<()> {
+    let wait = plan.timeout.min(Duration::from_secs(5));
+    match TcpStream::connect_timeout(&plan.target.addr, wait) {
+        Ok(_) => Ok(()),
+        Err(e) => bail!("cannot connect to {} ({}): {e}; is the server running?", plan.target.url, plan.target.addr),
+    }
+}
+
+/// `concur load`: runs, prints the summary, writes the JSON.
+pub fn load_command(args: &LoadArgs) -> Result<ExitCode> {
+    let plan = LoadPlan::from_args(args)?;
+    let control = Arc::new(Control::new());
+    let handler = Arc::clone(&control);
+    let _ = ctrlc::set_handler(move || {
+        if handler.stopped() {
+            std::process::exit(130);
+        }
+        handler.stop();
+    });
+    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    let mut human: Box<dyn Write> = if json_to_stdout { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
+    write!(human, "{}", human::header(&plan))?;
+    human.flush()?;
+    let progress = progress::Progress::start(&plan, Arc::clone(&control));
+    let report = run(&plan, &control);
+    progress.finish();
+    let report = report?;
+    if let Some(path) = &args.json {
+        write_json(&report, path)?;
+    }
+    for warning in &report.warnings {
+        eprintln!("concur: warning: {warning}");
+    }
+    if report.requests == 0 && report.errors > 0 {
+        bail!("{}", human::no_success(&report));
+    }
+    write!(human, "{}", human::summary(&report))?;
+    Ok(if report.interrupted { ExitCode::from(130) } else { ExitCode::SUCCESS })
+}
+
+/// `concur merge`: one report from several written at the same time.
+pub fn merge_command(args: &MergeArgs) -> Result<ExitCode> {
+    let reports = args
+        .files
+        .iter()
+        .map(|path| read_report(path))
+        .collect::<Result<Vec<_>>>()?;
+    let merged = merge(&reports)?;
+    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    if let Some(path) = &args.json {
+        write_json(&merged, path)?;
+    }
+    let text = format!("Merged {} results @ {}\n{}", merged.sources, merged.target, human::summary(&merged));
+    if json_to_stdout { eprint!("{text}") } else { print!("{text}") }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `concur users`: the deterministic users.csv of the scenarios.
+pub fn users_command(args: &UsersArgs) -> Result<ExitCode> {
+    let csv = Users::generate(args.count).to_csv();
+    match &args.output {
+        Some(path) => std::fs::write(path, csv).with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout().write_all(csv.as_bytes())?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a report written by `--json`, refusing other schemas.
+pub fn read_report(path: &Path) -> Result<LoadReport> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(SCHEMA) => {}
+        Some(other) => bail!("{}: schema '{other}', this concur reads '{SCHEMA}'", path.display()),
+        None => bail!("{}: no 'schema' field; is it the output of `concur load --json`?", path.display()),
+    }
+    serde_json::from_value(value).with_context(|| format!("{}: does not follow {SCHEMA} (spec/LOAD-JSON.md)", path.display()))
+}
+
+fn write_json(report: &LoadReport, path: &Path) -> Result<()> {
+    let text = serde_json::to_string_pretty(report)? + "\n";
+    if path == Path::new("-") {
+        std::io::stdout().write_all(text.as_bytes())?;
+        return Ok(());
+    }
+    std::fs::write(path, text).with_context(|| format!("--json: cannot write {}", path.display()))
+}

@@ -1,0 +1,133 @@
+//! The strategies of the one worker loop: when a virtual user sends its next
+//! request (`Pace`: closed loop, open loop) and how many requests may still
+//! be sent (`Budget`: a count, or none until the deadline). The loop asks
+//! these; it is never copied per mode.
+
+/// When a virtual user sends its next request, and where its latency starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// Send as soon as the previous response arrived; after `think_ns` when an
+    /// iteration of the scenario ended. Latency starts when the request is sent.
+    Closed { think_ns: u64 },
+    /// Every connection sends on a fixed schedule, one request per `interval_ns`,
+    /// the connections' phases spread evenly. Latency starts at the intended send
+    /// time, so a stall delays the whole schedule behind it (no coordinated omission).
+    Open { interval_ns: u64, spacing_ns: u64 },
+}
+
+impl Pace {
+    /// Open loop at `rate` requests/s over `connections`, or closed loop.
+    pub fn new(rate: Option<f64>, connections: usize, think_ns: u64) -> Pace {
+        match rate {
+            Some(rate) => Pace::Open {
+                interval_ns: ((connections as f64 * 1e9 / rate) as u64).max(1),
+                spacing_ns: (1e9 / rate) as u64,
+            },
+            None => Pace::Closed { think_ns },
+        }
+    }
+
+    /// The first intended send of virtual user `user` (0-based over all workers).
+    pub fn first(&self, start_ns: u64, user: u64) -> u64 {
+        match *self {
+            Pace::Closed { .. } => start_ns,
+            Pace::Open { spacing_ns, .. } => start_ns + user * spacing_ns,
+        }
+    }
+
+    /// The intended time of a user's next request, the previous one having ended at `now`;
+    /// `schedule` is the user's open-loop schedule position, advanced here.
+    #[inline]
+    pub fn next(&self, schedule: &mut u64, now: u64, iteration_ended: bool) -> u64 {
+        match *self {
+            Pace::Closed { think_ns } if iteration_ended => now + think_ns,
+            Pace::Closed { .. } => now,
+            Pace::Open { interval_ns, .. } => {
+                let intended = *schedule;
+                *schedule += interval_ns;
+                intended
+            }
+        }
+    }
+
+    /// Where the latency of a request intended at `intended` and sent at `now` starts.
+    #[inline]
+    pub fn origin(&self, intended: u64, now: u64) -> u64 {
+        match self {
+            Pace::Closed { .. } => now,
+            Pace::Open { .. } => intended,
+        }
+    }
+
+    /// Open loop: the sends still owed at `end` by a user whose next unsent request
+    /// was intended at `unsent`.
+    pub fn owed(&self, unsent: u64, end: u64) -> u64 {
+        match *self {
+            Pace::Open { interval_ns, .. } if unsent < end => (end - unsent) / interval_ns + 1,
+            _ => 0,
+        }
+    }
+}
+
+/// How many requests the worker may still send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// Until the deadline.
+    Unlimited,
+    /// Exactly this many more.
+    Count(u64),
+}
+
+impl Budget {
+    #[inline]
+    pub fn available(&self) -> bool {
+        !matches!(self, Budget::Count(0))
+    }
+
+    /// Takes one request from the budget; false when none is left.
+    #[inline]
+    pub fn take(&mut self) -> bool {
+        match self {
+            Budget::Unlimited => true,
+            Budget::Count(0) => false,
+            Budget::Count(n) => {
+                *n -= 1;
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_loop_spreads_users_and_keeps_each_schedule() {
+        let pace = Pace::new(Some(1000.0), 10, 0);
+        assert_eq!(pace, Pace::Open { interval_ns: 10_000_000, spacing_ns: 1_000_000 });
+        assert_eq!(pace.first(5, 3), 3_000_005);
+        let mut schedule = 100;
+        assert_eq!(pace.next(&mut schedule, 999_999_999, false), 100);
+        assert_eq!(schedule, 10_000_100);
+        assert_eq!(pace.origin(100, 5_000), 100);
+        assert_eq!(pace.owed(0, 25_000_000), 3);
+    }
+
+    #[test]
+    fn closed_loop_thinks_only_between_iterations() {
+        let pace = Pace::new(None, 10, 1_000);
+        let mut schedule = 0;
+        assert_eq!(pace.next(&mut schedule, 50, false), 50);
+        assert_eq!(pace.next(&mut schedule, 50, true), 1_050);
+        assert_eq!(pace.origin(1_050, 1_070), 1_070);
+    }
+
+    #[test]
+    fn count_budget_runs_out() {
+        let mut b = Budget::Count(2);
+        assert!(b.take() && b.take());
+        assert!(!b.available() && !b.take());
+        assert!(Budget::Unlimited.take());
+    }
+}

@@ -1,0 +1,249 @@
+//! `LoadReport`: the result of a run, exactly what `--json` writes and what
+//! `concur run` consumes (schema `concur-load/1`, documented field by field in
+//! `spec/LOAD-JSON.md`). Built from the workers' tallies after they join, or
+//! from several reports by `concur merge`; both fill the counted fields and
+//! let `derive` compute the rest, so a merged report is computed like a run.
+
+use super::plan::{LoadPlan, StopAt};
+use super::sys::CpuTime;
+use super::worker::{Outcome, StepTally};
+use crate::stats::{ErrorCounts, ErrorKind, Latencies, LatencyStats, Second, Timeline};
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The schema identifier written in every report.
+pub const SCHEMA: &str = "concur-load/1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadReport {
+    /// `concur-load/1`; a reader refuses other values.
+    pub schema: String,
+    /// Version of the concur that wrote the report.
+    pub concur_version: String,
+    /// The URL given.
+    pub target: String,
+    /// The scenario's name, or null for a single request.
+    pub scenario: Option<String>,
+    pub settings: Settings,
+    /// Wall-clock start, milliseconds since the Unix epoch (the earliest, when merged).
+    pub started_unix_ms: u64,
+    /// From the start until the last worker stopped (the span of all, when merged).
+    pub elapsed_s: f64,
+    /// Stopped early (Ctrl-C or the caller); the figures cover the time run.
+    pub interrupted: bool,
+    /// Number of load processes whose results this holds (1 unless merged).
+    pub sources: u32,
+    /// Responses with the expected status.
+    pub requests: u64,
+    /// Failed requests: every kind, unexpected statuses included.
+    pub errors: u64,
+    /// Response bytes read, heads included.
+    pub bytes_read: u64,
+    /// `requests / elapsed_s`: successes only.
+    pub requests_per_s: f64,
+    pub bytes_per_s: f64,
+    /// Latency of the successful responses, all steps together.
+    pub latency: LatencyStats,
+    pub errors_by_kind: ErrorCounts,
+    /// The first message seen for each error kind, e.g. `connect: Connection refused (os error 111)`.
+    pub error_messages: BTreeMap<String, String>,
+    /// Open loop only: whether the intended rate was reached.
+    pub rate: Option<RateCheck>,
+    /// The same figures per scenario step, in step order.
+    pub steps: Vec<StepReport>,
+    /// Second `i` of the run: completions in it.
+    pub timeline: Vec<Second>,
+    /// CPU used by the generator's worker threads.
+    pub cpu: CpuUse,
+    /// Things the reader should know, e.g. fewer connections than asked.
+    pub warnings: Vec<String>,
+}
+
+/// The settings the run used, after defaults and limits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Connections (virtual users) actually used.
+    pub connections: usize,
+    pub threads: usize,
+    /// Set for a run by duration.
+    pub duration_s: Option<f64>,
+    /// Set for a run by count (`-n`).
+    pub requests: Option<u64>,
+    /// Open-loop target in requests/s; null for a closed loop.
+    pub rate: Option<f64>,
+    pub think_time_s: f64,
+    pub timeout_s: f64,
+    pub keepalive: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    pub name: String,
+    pub method: String,
+    /// The path template, `{user}` and `{password}` unfilled.
+    pub path: String,
+    /// The expected status; null means any 2xx or 3xx.
+    pub expect: Option<u16>,
+    pub requests: u64,
+    pub errors: u64,
+    pub errors_by_kind: ErrorCounts,
+    pub latency: LatencyStats,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateCheck {
+    pub target_per_s: f64,
+    /// Requests started.
+    pub sent: u64,
+    /// Requests the schedule wanted started before the end but that were not.
+    pub owed: u64,
+    /// `sent / elapsed_s`.
+    pub sent_per_s: f64,
+    /// At most 1% of the intended sends were owed at the end.
+    pub reached: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuUse {
+    pub user_s: f64,
+    pub system_s: f64,
+    /// CPU seconds per 1,000 finished requests (successes and failures).
+    pub per_1k_requests_s: f64,
+    /// CPU seconds per second of the run: 1.0 is one core fully busy.
+    pub cores_used: f64,
+}
+
+/// What `run` knows besides the workers' outcomes.
+pub(crate) struct RunFacts {
+    pub started_unix_ms: u64,
+    pub start_ns: u64,
+    pub connections: usize,
+    pub threads: usize,
+    pub warnings: Vec<String>,
+}
+
+/// Merges the workers' outcomes into the report of one run.
+pub(crate) fn build(plan: &LoadPlan, facts: RunFacts, outcomes: Vec<Outcome>) -> Result<LoadReport> {
+    let mut tallies: Vec<StepTally> = plan.steps.iter().map(|_| StepTally::default()).collect();
+    let mut timeline = Timeline::default();
+    let (mut bytes_read, mut sent, mut owed, mut end_ns, mut interrupted) = (0, 0, 0, facts.start_ns, false);
+    let mut cpu = CpuTime::default();
+    let mut first_errors: BTreeMap<ErrorKind, String> = BTreeMap::new();
+    let mut warnings = facts.warnings;
+    for outcome in outcomes {
+        for (total, part) in tallies.iter_mut().zip(&outcome.steps) {
+            total.latencies.add(&part.latencies)?;
+            total.ok += part.ok;
+            total.errors.merge(&part.errors);
+        }
+        timeline.merge(&outcome.timeline.0, 0);
+        bytes_read += outcome.bytes_read;
+        sent += outcome.sent;
+        owed += outcome.owed;
+        end_ns = end_ns.max(outcome.end_ns);
+        interrupted |= outcome.interrupted;
+        cpu.add(outcome.cpu);
+        for (kind, text) in outcome.first_errors {
+            first_errors.entry(kind).or_insert(text);
+        }
+        warnings.extend(outcome.warning);
+    }
+    warnings.dedup();
+    let elapsed_s = (end_ns - facts.start_ns) as f64 / 1e9;
+    let mut report = LoadReport {
+        schema: SCHEMA.to_string(),
+        concur_version: env!("CARGO_PKG_VERSION").to_string(),
+        target: plan.target.url.clone(),
+        scenario: plan.scenario.clone(),
+        settings: Settings {
+            connections: facts.connections,
+            threads: facts.threads,
+            duration_s: match plan.stop {
+                StopAt::Duration(d) => Some(d.as_secs_f64()),
+                StopAt::Count(_) => None,
+            },
+            requests: match plan.stop {
+                StopAt::Count(n) => Some(n),
+                StopAt::Duration(_) => None,
+            },
+            rate: plan.rate,
+            think_time_s: plan.think_time.as_secs_f64(),
+            timeout_s: plan.timeout.as_secs_f64(),
+            keepalive: plan.keepalive,
+        },
+        started_unix_ms: facts.started_unix_ms,
+        elapsed_s,
+        interrupted,
+        sources: 1,
+        requests: 0,
+        errors: 0,
+        bytes_read,
+        requests_per_s: 0.0,
+        bytes_per_s: 0.0,
+        latency: Latencies::new().stats(),
+        errors_by_kind: ErrorCounts::default(),
+        error_messages: first_errors.into_iter().map(|(k, v)| (k.name().to_string(), v)).collect(),
+        rate: plan.rate.map(|target| RateCheck { target_per_s: target, sent, owed, sent_per_s: 0.0, reached: false }),
+        steps: plan
+            .steps
+            .iter()
+            .zip(&tallies)
+            .map(|(step, tally)| StepReport {
+                name: step.name.clone(),
+                method: step.method.clone(),
+                path: step.path.clone(),
+                expect: step.expect,
+                requests: tally.ok,
+                errors: tally.errors.total(),
+                errors_by_kind: tally.errors.clone(),
+                latency: tally.latencies.stats(),
+            })
+            .collect(),
+        timeline: timeline.0,
+        cpu: CpuUse {
+            user_s: cpu.user_ns as f64 / 1e9,
+            system_s: cpu.system_ns as f64 / 1e9,
+            per_1k_requests_s: 0.0,
+            cores_used: 0.0,
+        },
+        warnings,
+    };
+    let latencies: Vec<Latencies> = tallies.into_iter().map(|t| t.latencies).collect();
+    report.derive(&latencies)?;
+    Ok(report)
+}
+
+impl LoadReport {
+    /// Computes the totals and rates from the steps, counters and elapsed time.
+    pub(crate) fn derive(&mut self, step_latencies: &[Latencies]) -> Result<()> {
+        let mut all = Latencies::new();
+        for l in step_latencies {
+            all.add(l)?;
+        }
+        self.latency = all.stats();
+        self.requests = self.steps.iter().map(|s| s.requests).sum();
+        self.errors_by_kind = ErrorCounts::default();
+        for step in &self.steps {
+            self.errors_by_kind.merge(&step.errors_by_kind);
+        }
+        self.errors = self.errors_by_kind.total();
+        let per_s = |n: f64| if self.elapsed_s > 0.0 { n / self.elapsed_s } else { 0.0 };
+        self.requests_per_s = per_s(self.requests as f64);
+        self.bytes_per_s = per_s(self.bytes_read as f64);
+        let cpu_s = self.cpu.user_s + self.cpu.system_s;
+        let finished = self.requests + self.errors;
+        self.cpu.per_1k_requests_s = if finished > 0 { cpu_s * 1000.0 / finished as f64 } else { 0.0 };
+        self.cpu.cores_used = per_s(cpu_s);
+        if let Some(rate) = &mut self.rate {
+            rate.sent_per_s = per_s(rate.sent as f64);
+            rate.reached = rate.owed * 100 <= rate.sent + rate.owed;
+        }
+        Ok(())
+    }
+
+    /// The steps' latency histograms, decoded.
+    pub fn step_latencies(&self) -> Result<Vec<Latencies>> {
+        self.steps.iter().map(|s| s.latency.latencies()).collect()
+    }
+}

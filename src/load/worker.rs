@@ -1,0 +1,476 @@
+//! The hot path, shaped like wrk: one single-threaded mio (epoll) event loop
+//! per worker thread, owning its connections, plain counters and one latency
+//! histogram per step; nothing is shared while it runs but the stop switch
+//! and the progress counters it publishes a few times a second. Per request
+//! it makes one `write` and usually one `read`: sockets are registered once,
+//! edge-triggered, for both directions, and a short read means the socket is
+//! drained. Closed loop, open loop, count and duration are the strategies of
+//! `pace`, asked by this one loop.
+
+use super::conn::{Conn, State};
+use super::control::Control;
+use super::http::Feed;
+use super::pace::{Budget, Pace};
+use super::request::Requests;
+use super::sys::{self, Alarm, CpuTime};
+use crate::stats::{ErrorCounts, ErrorKind, Latencies, Timeline};
+use mio::net::TcpStream;
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+const ALARM: Token = Token(usize::MAX);
+const READ_BUFFER: usize = 64 * 1024;
+const MAX_BACKOFF_NS: u64 = 1_000_000_000;
+
+/// What every worker reads and none writes.
+pub struct Shared<'a> {
+    pub requests: &'a Requests,
+    pub addr: SocketAddr,
+    pub keepalive: bool,
+    pub timeout_ns: u64,
+    pub start_ns: u64,
+    pub deadline_ns: Option<u64>,
+    /// Virtual users over all workers (for the user data row).
+    pub total_users: u64,
+    pub pace: Pace,
+    /// Wait before reconnecting after a failed connect (closed loop with a duration).
+    pub backoff: bool,
+    pub control: &'a Control,
+}
+
+/// A worker's share of the run.
+pub struct Assignment {
+    pub first_user: u64,
+    pub connections: usize,
+    pub budget: Budget,
+    pub cpu: Option<usize>,
+}
+
+/// One step's counts in one worker.
+#[derive(Debug, Default)]
+pub struct StepTally {
+    pub latencies: Latencies,
+    pub ok: u64,
+    pub errors: ErrorCounts,
+}
+
+/// What a worker hands back when its loop ends.
+#[derive(Debug)]
+pub struct Outcome {
+    pub steps: Vec<StepTally>,
+    pub timeline: Timeline,
+    pub bytes_read: u64,
+    /// Requests started (connect or first write).
+    pub sent: u64,
+    /// Open loop: sends the schedule wanted before the end but that never started.
+    pub owed: u64,
+    pub cpu: CpuTime,
+    pub end_ns: u64,
+    pub interrupted: bool,
+    /// The first error message seen of each kind, for the sentences outside the loop.
+    pub first_errors: BTreeMap<ErrorKind, String>,
+    pub warning: Option<String>,
+}
+
+/// Runs one worker on the calling thread until the run ends.
+pub fn run(shared: &Shared, assignment: Assignment) -> io::Result<Outcome> {
+    let warning =
+        assignment.cpu.and_then(|cpu| sys::pin_to_cpu(cpu).err().map(|e| format!("cannot pin a worker thread to CPU {cpu}: {e}")));
+    sys::set_timer_slack(1_000);
+    let cpu_start = CpuTime::thread();
+    let mut worker = Worker::new(shared, &assignment)?;
+    worker.run();
+    Ok(worker.finish(CpuTime::thread().since(cpu_start), warning))
+}
+
+struct Worker<'a> {
+    shared: &'a Shared<'a>,
+    requests: &'a Requests,
+    poll: Poll,
+    alarm: Alarm,
+    armed: u64,
+    timers: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    conns: Vec<Conn>,
+    budget: Budget,
+    active: usize,
+    buf: Box<[u8]>,
+    steps: Vec<StepTally>,
+    timeline: Timeline,
+    second: usize,
+    second_end: u64,
+    bytes_read: u64,
+    sent: u64,
+    finished: u64,
+    failed: u64,
+    published: (u64, u64),
+    first_errors: BTreeMap<ErrorKind, String>,
+    interrupted: bool,
+}
+
+impl<'a> Worker<'a> {
+    fn new(shared: &'a Shared<'a>, assignment: &Assignment) -> io::Result<Worker<'a>> {
+        let poll = Poll::new()?;
+        let alarm = Alarm::new()?;
+        poll.registry().register(&mut SourceFd(&alarm.raw_fd()), ALARM, Interest::READABLE)?;
+        let conns = (0..assignment.connections).map(|i| Conn::new(assignment.first_user + i as u64)).collect();
+        let steps = shared.requests.expect.iter().map(|_| StepTally::default()).collect();
+        Ok(Worker {
+            shared,
+            requests: shared.requests,
+            poll,
+            alarm,
+            armed: 0,
+            timers: BinaryHeap::new(),
+            conns,
+            budget: assignment.budget,
+            active: assignment.connections,
+            buf: vec![0; READ_BUFFER].into_boxed_slice(),
+            steps,
+            timeline: Timeline::default(),
+            second: 0,
+            second_end: shared.start_ns + 1_000_000_000,
+            bytes_read: 0,
+            sent: 0,
+            finished: 0,
+            failed: 0,
+            published: (0, 0),
+            first_errors: BTreeMap::new(),
+            interrupted: false,
+        })
+    }
+
+    fn run(&mut self) {
+        let start = self.shared.start_ns;
+        for i in 0..self.conns.len() {
+            let c = &mut self.conns[i];
+            c.schedule = self.shared.pace.first(start, c.user);
+            self.next(i, sys::now_ns().max(start), false);
+        }
+        let tick_ns = (self.shared.timeout_ns / 10).clamp(1_000_000, 100_000_000);
+        let mut next_tick = start + tick_ns;
+        let mut events = Events::with_capacity(1024);
+        while self.active > 0 {
+            let now = sys::now_ns();
+            if self.shared.control.stopped() {
+                self.interrupted = true;
+                break;
+            }
+            if self.shared.deadline_ns.is_some_and(|d| now >= d) {
+                break;
+            }
+            if now >= next_tick {
+                self.tick(now);
+                next_tick = now + tick_ns;
+                continue;
+            }
+            let wake = self.shared.deadline_ns.map_or(next_tick, |d| d.min(next_tick));
+            if let Err(e) = self.poll.poll(&mut events, Some(Duration::from_nanos(wake - now))) {
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                panic!("epoll_wait failed: {e}");
+            }
+            for event in events.iter() {
+                if event.token() != ALARM {
+                    self.on_event(event.token().0, event.is_readable() || event.is_read_closed() || event.is_error());
+                }
+            }
+            self.fire_timers(sys::now_ns());
+        }
+    }
+
+    fn on_event(&mut self, i: usize, readable: bool) {
+        let now = sys::now_ns();
+        match self.conns[i].state {
+            State::Reading if readable => self.receive(i, now),
+            State::Writing => {
+                self.conns[i].read_pending |= readable;
+                self.send(i, now);
+            }
+            State::Connecting => self.connected(i, now),
+            State::Waiting if readable => {
+                // The server closed an idle keep-alive connection: reconnect when next needed.
+                self.conns[i].sock = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Decides when user `i` sends next, or retires it.
+    fn next(&mut self, i: usize, now: u64, iteration_ended: bool) {
+        if !self.budget.available() {
+            return self.retire(i);
+        }
+        let c = &mut self.conns[i];
+        c.intended = self.shared.pace.next(&mut c.schedule, now, iteration_ended);
+        let at = c.intended.max(c.retry_at);
+        if at <= now {
+            self.issue(i, now);
+        } else {
+            c.state = State::Waiting;
+            c.timer = c.timer.wrapping_add(1);
+            self.timers.push(Reverse((at, i, c.timer)));
+            if self.armed == 0 || at < self.armed {
+                self.armed = at;
+                self.alarm.arm(at);
+            }
+        }
+    }
+
+    fn issue(&mut self, i: usize, now: u64) {
+        if !self.budget.take() {
+            return self.retire(i);
+        }
+        self.sent += 1;
+        let c = &mut self.conns[i];
+        c.origin = self.shared.pace.origin(c.intended, now);
+        c.io_start = now;
+        if c.sock.is_some() {
+            c.state = State::Writing;
+            c.written = 0;
+            self.send(i, now);
+        } else {
+            self.connect(i, now);
+        }
+        if !self.budget.available() {
+            self.retire_waiting();
+        }
+    }
+
+    fn connect(&mut self, i: usize, now: u64) {
+        let mut sock = match TcpStream::connect(self.shared.addr) {
+            Ok(sock) => sock,
+            Err(e) => return self.fail(i, ErrorKind::Connect, now, Some(&e)),
+        };
+        if let Err(e) = self.poll.registry().register(&mut sock, Token(i), Interest::READABLE | Interest::WRITABLE) {
+            return self.fail(i, ErrorKind::Connect, now, Some(&e));
+        }
+        let _ = sock.set_nodelay(true);
+        let c = &mut self.conns[i];
+        c.sock = Some(sock);
+        c.state = State::Connecting;
+        c.read_pending = false;
+    }
+
+    fn connected(&mut self, i: usize, now: u64) {
+        let c = &mut self.conns[i];
+        let sock = c.sock.as_ref().expect("a connecting user has a socket");
+        match sock.take_error() {
+            Ok(None) => {}
+            Ok(Some(e)) | Err(e) => return self.fail(i, ErrorKind::Connect, now, Some(&e)),
+        }
+        match sock.peer_addr() {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => return,
+            Err(e) => return self.fail(i, ErrorKind::Connect, now, Some(&e)),
+        }
+        c.failures = 0;
+        c.state = State::Writing;
+        c.written = 0;
+        self.send(i, now);
+    }
+
+    fn send(&mut self, i: usize, now: u64) {
+        let c = &mut self.conns[i];
+        let row = c.user + c.iteration * self.shared.total_users;
+        let request = self.requests.get(row, c.step);
+        let mut sock = c.sock.as_ref().expect("a writing user has a socket");
+        while c.written < request.len() {
+            match sock.write(&request[c.written..]) {
+                Ok(n) => c.written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return self.fail(i, classify(&e, ErrorKind::Write), now, Some(&e)),
+            }
+        }
+        c.state = State::Reading;
+        c.parser.start(self.requests.head[c.step]);
+        if c.read_pending {
+            c.read_pending = false;
+            self.receive(i, now);
+        }
+    }
+
+    fn receive(&mut self, i: usize, now: u64) {
+        loop {
+            let c = &mut self.conns[i];
+            let mut sock = c.sock.as_ref().expect("a reading user has a socket");
+            let n = match sock.read(&mut self.buf) {
+                Ok(0) => {
+                    return match c.parser.eof() {
+                        Feed::Done { status, .. } => self.complete(i, status, false, now),
+                        _ => self.fail(i, ErrorKind::Closed, now, None),
+                    };
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return self.fail(i, classify(&e, ErrorKind::Read), now, Some(&e)),
+            };
+            self.bytes_read += n as u64;
+            match c.parser.feed(&self.buf[..n]) {
+                Feed::More => {}
+                Feed::Done { status, keep_alive, rest: 0 } => return self.complete(i, status, keep_alive, now),
+                Feed::Done { .. } | Feed::Invalid => return self.fail(i, ErrorKind::Parse, now, None),
+            }
+            if n < self.buf.len() {
+                return;
+            }
+        }
+    }
+
+    /// A whole response arrived.
+    fn complete(&mut self, i: usize, status: u16, keep_alive: bool, now: u64) {
+        let step = self.conns[i].step;
+        let (low, high) = self.requests.expect[step];
+        let ok = low <= status && status <= high;
+        let tally = &mut self.steps[step];
+        if ok {
+            tally.latencies.record_us((now.saturating_sub(self.conns[i].origin) + 500) / 1000);
+            tally.ok += 1;
+        } else {
+            tally.errors.add_status(status);
+            self.failed += 1;
+        }
+        self.finished += 1;
+        self.count_second(now, ok);
+        let c = &mut self.conns[i];
+        if !keep_alive || !self.shared.keepalive {
+            c.sock = None;
+        }
+        let ended = c.advance(self.steps.len());
+        self.next(i, now, ended);
+    }
+
+    /// The current request of user `i` failed: count it, drop the connection, go on.
+    fn fail(&mut self, i: usize, kind: ErrorKind, now: u64, error: Option<&io::Error>) {
+        self.steps[self.conns[i].step].errors.add(kind);
+        self.finished += 1;
+        self.failed += 1;
+        self.count_second(now, false);
+        self.first_errors
+            .entry(kind)
+            .or_insert_with(|| error.map_or_else(|| default_message(kind).to_string(), |e| e.to_string()));
+        let c = &mut self.conns[i];
+        c.sock = None;
+        if kind == ErrorKind::Connect && self.shared.backoff {
+            c.retry_at = now + (10_000_000u64 << c.failures.min(7)).min(MAX_BACKOFF_NS);
+            c.failures += 1;
+        }
+        let ended = c.advance(self.steps.len());
+        self.next(i, now, ended);
+    }
+
+    #[inline]
+    fn count_second(&mut self, now: u64, ok: bool) {
+        if now >= self.second_end {
+            self.second = ((now - self.shared.start_ns) / 1_000_000_000) as usize;
+            self.second_end = self.shared.start_ns + (self.second as u64 + 1) * 1_000_000_000;
+        }
+        self.timeline.record(self.second, ok);
+    }
+
+    fn retire(&mut self, i: usize) {
+        let c = &mut self.conns[i];
+        if c.state != State::Done {
+            c.state = State::Done;
+            c.sock = None;
+            self.active -= 1;
+        }
+    }
+
+    /// The budget is spent: users waiting for their turn will not get one.
+    fn retire_waiting(&mut self) {
+        for i in 0..self.conns.len() {
+            if self.conns[i].state == State::Waiting {
+                self.retire(i);
+            }
+        }
+    }
+
+    fn fire_timers(&mut self, now: u64) {
+        while let Some(&Reverse((at, i, timer))) = self.timers.peek() {
+            if at > now {
+                break;
+            }
+            self.timers.pop();
+            let c = &self.conns[i];
+            if c.state == State::Waiting && c.timer == timer {
+                self.issue(i, now);
+            }
+        }
+        let next = self.timers.peek().map_or(0, |t| t.0.0);
+        if next != self.armed {
+            self.armed = next;
+            if next != 0 {
+                self.alarm.arm(next);
+            }
+        }
+    }
+
+    /// A few times a second: time out stuck requests and publish progress.
+    fn tick(&mut self, now: u64) {
+        for i in 0..self.conns.len() {
+            let c = &self.conns[i];
+            if c.in_flight() && now.saturating_sub(c.io_start) >= self.shared.timeout_ns {
+                self.fail(i, ErrorKind::Timeout, now, None);
+            }
+        }
+        self.fire_timers(now);
+        self.publish();
+    }
+
+    fn publish(&mut self) {
+        let (finished, failed) = self.published;
+        self.shared.control.publish(self.finished - finished, self.failed - failed);
+        self.published = (self.finished, self.failed);
+    }
+
+    fn finish(mut self, cpu: CpuTime, warning: Option<String>) -> Outcome {
+        let end_ns = sys::now_ns();
+        let end = self.shared.deadline_ns.map_or(end_ns, |d| d.min(end_ns));
+        let pace = self.shared.pace;
+        let owed = self
+            .conns
+            .iter()
+            .filter(|c| c.state != State::Done)
+            .map(|c| pace.owed(if c.state == State::Waiting { c.intended } else { c.schedule }, end))
+            .sum();
+        self.publish();
+        Outcome {
+            steps: self.steps,
+            timeline: self.timeline,
+            bytes_read: self.bytes_read,
+            sent: self.sent,
+            owed,
+            cpu,
+            end_ns,
+            interrupted: self.interrupted,
+            first_errors: self.first_errors,
+            warning,
+        }
+    }
+}
+
+/// Resets and broken pipes are the peer's doing; anything else keeps the default kind.
+fn classify(e: &io::Error, default: ErrorKind) -> ErrorKind {
+    match e.raw_os_error() {
+        Some(libc::ECONNRESET | libc::EPIPE | libc::ECONNABORTED) => ErrorKind::Reset,
+        Some(libc::ETIMEDOUT) => ErrorKind::Timeout,
+        _ => default,
+    }
+}
+
+fn default_message(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Timeout => "no complete response within the timeout",
+        ErrorKind::Closed => "the server closed the connection before a complete response",
+        ErrorKind::Parse => "the response is not valid HTTP/1.x, or more bytes came than the response framed",
+        _ => "unknown",
+    }
+}

@@ -1,0 +1,34 @@
+//! `concur micro`'s flags, defined once with clap's derive.
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// `concur micro`: the flags override the profile's values for every benchmark.
+#[derive(Debug, Args)]
+pub struct MicroArgs {
+    #[command(flatten)]
+    pub root: crate::cli::RootArg,
+    /// Micro implementations to measure [default: every one under impls/micro/]
+    pub names: Vec<String>,
+    /// A profile of spec/profiles/micro/: quick (≤ 10 min on 2 cores) or paper (the paper's parameters)
+    #[arg(long, short = 'p', default_value = "quick")]
+    pub profile: String,
+    /// Benchmarks to run, comma separated: pingping, pingpong, spawn, maxprocs, pairs, idle
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub bench: Vec<String>,
+    /// Core counts (pinned to CPUs 0..C-1, the runtime told C), comma separated, for every benchmark
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub cores: Vec<u32>,
+    /// Repeats of every invocation (each a fresh process)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
+    /// Kill an invocation whose process group's RSS passes this: 8G, 512M, bytes, or 50% of memory [default: the profile's]
+    #[arg(long, value_name = "SIZE")]
+    pub mem_budget: Option<String>,
+    /// Results database [default: results/concur.db in the repository]
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Print the plan (every invocation, in order) and exit
+    #[arg(long)]
+    pub dry_run: bool,
+}

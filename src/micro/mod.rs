@@ -1,0 +1,197 @@
+//! `concur micro`: the process micro-benchmarks of spec/MICRO.md over the
+//! implementations under `impls/micro/`. A profile (`profile`) and the flags
+//! become a plan (`plan`); each implementation is built once, then every
+//! invocation runs as a cold process pinned to its CPUs and measured from
+//! outside (`exec`: peak RSS, the memory budget, the outer time limit), its
+//! JSON line validated (`line`) and turned into a record (`measure`); the
+//! maximum-processes search steps N up (`search`). Every record is written to
+//! the results database as soon as it is taken, so Ctrl-C (`interrupt`)
+//! loses only the invocation that was running.
+
+mod args;
+pub mod bench;
+mod exec;
+mod interrupt;
+pub mod line;
+mod measure;
+pub mod plan;
+pub mod profile;
+mod progress;
+mod search;
+
+pub use args::MicroArgs;
+pub use bench::Bench;
+
+use crate::impls::{self, Availability, Implementation};
+use crate::server::{self, BuildOutput};
+use crate::store::micro::MicroStatus;
+use crate::store::{self, ImplRecord, ImplStatus, RunInfo, RunStatus, Store};
+use anyhow::Result;
+use measure::Baselines;
+use plan::{MicroPlan, Task};
+use progress::Progress;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// `concur micro`.
+pub fn micro_command(args: &MicroArgs) -> Result<ExitCode> {
+    let root = impls::find_root(&args.root)?;
+    let chosen = impls::select(&impls::discover(&root)?, "micro", &args.names)?;
+    let profile = profile::load(&root, &args.profile)?;
+    let names = chosen.iter().map(|i| i.name().to_string()).collect();
+    let cpus = exec::allowed_cpus().len() as u32;
+    let plan = plan::resolve(&args.profile, &profile, args, names, cpus, profile::machine_memory())?;
+    if args.dry_run {
+        print_plan(&plan);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let db = args.db.clone().unwrap_or_else(|| root.join(store::DEFAULT_DB));
+    let store = Store::open(&db)?;
+    interrupt::install();
+    let run = open_run(&store, &plan, &root, &chosen)?;
+    let log_dir = db.parent().unwrap_or(Path::new(".")).join("logs").join(format!("micro-{}", run.id));
+    std::fs::create_dir_all(&log_dir)?;
+    let status = sweep(&store, run.id, &plan, &chosen, &log_dir)?;
+    store.set_run_status(run.id, status, Some(&crate::run::env::now_rfc3339()))?;
+    finish(&store, run.id, status, &db)
+}
+
+fn open_run(store: &Store, plan: &MicroPlan, root: &Path, chosen: &[Implementation]) -> Result<RunInfo> {
+    let present: Vec<&Implementation> = chosen.iter().filter(|i| i.availability() == Availability::Present).collect();
+    let plan_json = serde_json::to_value(plan)?;
+    let mut run = RunInfo {
+        id: 0,
+        started_at: crate::run::env::now_rfc3339(),
+        finished_at: None,
+        status: RunStatus::Running,
+        profile: format!("micro:{}", plan.profile),
+        plan_key: format!("micro:{:016x}", digest(&plan_json.to_string())),
+        plan: plan_json,
+        environment: crate::run::env::capture(root, &present, exec::allowed_cpus().len()),
+        notes: plan.notes.clone(),
+    };
+    run.id = store.insert_run(&run)?;
+    println!("micro run {}: profile {}, {} tasks × {} implementations, memory budget {} MiB, into {}", run.id, plan.profile, plan.tasks.len(), chosen.len(), plan.budget_bytes >> 20, store.path().display());
+    for note in &plan.notes {
+        println!("note: {note}");
+    }
+    Ok(run)
+}
+
+/// FNV-1a: a stable digest of the plan (std's hasher may change between releases).
+fn digest(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// Builds each implementation, then runs its tasks, storing as it goes.
+fn sweep(store: &Store, run_id: i64, plan: &MicroPlan, chosen: &[Implementation], log_dir: &Path) -> Result<RunStatus> {
+    let mut progress = Progress::new(plan.tasks.len() * chosen.len());
+    for imp in chosen {
+        let record = prepare(imp, log_dir);
+        store.put_implementation(run_id, &record)?;
+        if interrupt::stopping() {
+            return Ok(RunStatus::Interrupted);
+        }
+        if !record.status.measured() {
+            progress.skip(plan.tasks.len());
+            continue;
+        }
+        let mut baselines = Baselines::default();
+        for task in &plan.tasks {
+            if !run_task(store, run_id, plan, imp, task, &mut baselines, &progress)? || interrupt::stopping() {
+                progress.clear();
+                return Ok(RunStatus::Interrupted);
+            }
+            progress.finished_task();
+        }
+    }
+    progress.clear();
+    Ok(RunStatus::Finished)
+}
+
+/// Toolchain check and build; the record says whether the implementation is measured.
+fn prepare(imp: &Implementation, log_dir: &Path) -> ImplRecord {
+    let mut record = ImplRecord { name: imp.name().to_string(), status: ImplStatus::Verified, reason: None, version: String::new(), manifest: imp.manifest.clone() };
+    if let Availability::Missing(why) = imp.availability() {
+        println!("{}: skipped: {why}", imp.name());
+        record.status = ImplStatus::Unavailable;
+        record.reason = Some(why);
+        return record;
+    }
+    record.version = crate::run::env::version(imp);
+    let log = log_dir.join(format!("{}-build.log", imp.name()));
+    println!("{}: building ({})", imp.name(), record.version);
+    if let Err(e) = server::build(imp, &BuildOutput::Log(log)) {
+        println!("{}: not measured: {e:#}", imp.name());
+        record.status = ImplStatus::Failed;
+        record.reason = Some(format!("{e:#}"));
+    }
+    record
+}
+
+/// Runs one task and stores what it gives; `false` when Ctrl-C stopped it.
+fn run_task(store: &Store, run_id: i64, plan: &MicroPlan, imp: &Implementation, task: &Task, baselines: &mut Baselines, progress: &Progress) -> Result<bool> {
+    let mut keep = |r: &store::micro::MicroRecord| -> Result<()> {
+        store.insert_micro(run_id, r)?;
+        progress.clear();
+        println!("{}", progress::result_line(r));
+        Ok(())
+    };
+    match task {
+        Task::Run(inv) => {
+            progress.show(&format!("{} · {} {} · cores={} · #{}", imp.name(), inv.bench, bench::describe(&inv.params), inv.cores, inv.repeat));
+            let Some(taken) = measure::measure(imp, inv, plan.budget_bytes, baselines)? else { return Ok(false) };
+            keep(&taken.record)?;
+            baselines.note(&taken.record);
+        }
+        Task::Search(spec) => {
+            progress.show(&format!("{} · maxprocs search, N up to {} · cores={} · #{}", imp.name(), spec.steps.last().unwrap_or(&0), spec.cores, spec.repeat));
+            let Some(found) = search::run(imp, spec, plan.budget_bytes, baselines, &mut keep)? else { return Ok(false) };
+            store.put_micro_search(run_id, &found)?;
+            println!("{}", progress::search_line(&found));
+        }
+    }
+    Ok(true)
+}
+
+fn finish(store: &Store, run_id: i64, status: RunStatus, db: &PathBuf) -> Result<ExitCode> {
+    let results = store.micro_results(run_id)?;
+    let count = |s: MicroStatus| results.iter().filter(|r| r.status == s).count();
+    println!(
+        "\nmicro run {run_id} {}: {} results ({} ok, {} failed, {} over the memory budget) in {}",
+        status.as_str(),
+        results.len(),
+        count(MicroStatus::Ok),
+        count(MicroStatus::Failed),
+        count(MicroStatus::Budget),
+        db.display()
+    );
+    for s in store.micro_searches(run_id)? {
+        println!("{}", progress::search_line(&s));
+    }
+    if status == RunStatus::Interrupted {
+        return Ok(ExitCode::from(130));
+    }
+    println!("write the report with: concur report");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_plan(plan: &MicroPlan) {
+    println!("micro profile {}: {}", plan.profile, plan.description);
+    println!("implementations: {}", plan.implementations.join(", "));
+    println!("memory budget: {} MiB; program watchdog {} s (+ run length)", plan.budget_bytes >> 20, plan.timeout_s);
+    for note in &plan.notes {
+        println!("note: {note}");
+    }
+    let fixed: f64 = plan.tasks.iter().map(Task::fixed_seconds).sum();
+    println!("{} tasks per implementation, at least {fixed:.0} s of run length each, plus start-up and the measured work", plan.tasks.len());
+    for task in &plan.tasks {
+        match task {
+            Task::Run(i) => println!("  {:<9} {:<28} cores={} #{}  --timeout {}", i.bench.as_str(), bench::describe(&i.params), i.cores, i.repeat, i.timeout_s),
+            Task::Search(s) => {
+                let steps: Vec<String> = s.steps.iter().map(u64::to_string).collect();
+                println!("  maxprocs  search N = {}  cores={} #{}", steps.join(", "), s.cores, s.repeat);
+            }
+        }
+    }
+}

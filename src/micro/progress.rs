@@ -1,0 +1,74 @@
+//! What `concur micro` prints: one line per result on stdout (what a reader
+//! scanning a log wants), and on a terminal only, a progress line on stderr
+//! saying which invocation runs and how many are left.
+
+use super::bench;
+use crate::store::micro::{MicroRecord, MicroStatus, SearchRecord};
+use std::io::{IsTerminal, Write};
+use std::time::Instant;
+
+pub struct Progress {
+    total: usize,
+    done: usize,
+    started: Instant,
+    tty: bool,
+}
+
+impl Progress {
+    pub fn new(total: usize) -> Progress {
+        Progress { total, done: 0, started: Instant::now(), tty: std::io::stderr().is_terminal() }
+    }
+
+    /// Shows what runs now, e.g. `[3/27 0:42] go · pingping size=5120 reps=1000 · cores=2 · #1`.
+    pub fn show(&self, what: &str) {
+        if self.tty {
+            let secs = self.started.elapsed().as_secs();
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K[{}/{} {}:{:02}] {what}", self.done + 1, self.total, secs / 60, secs % 60);
+            let _ = err.flush();
+        }
+    }
+
+    /// Clears the line so that a result prints cleanly.
+    pub fn clear(&self) {
+        if self.tty {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
+
+    /// Drops `n` tasks of an implementation that will not run.
+    pub fn skip(&mut self, n: usize) {
+        self.total = self.total.saturating_sub(n);
+    }
+
+    pub fn finished_task(&mut self) {
+        self.done += 1;
+    }
+}
+
+/// One result: `go  pingping size=5120 reps=1000  cores=2 #1  ok  812.3 ns/op  rss 11.2 MiB`.
+pub fn result_line(r: &MicroRecord) -> String {
+    let head = format!("{:<17} {:<8} {:<26} cores={:<2} #{}", r.implementation, r.bench, bench::describe(&r.params), r.cores, r.repeat);
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    match r.status {
+        MicroStatus::Ok => {
+            let mut s = format!("{head}  ok      {:>12.1} ns/op  rss {:>8.1} MiB", r.ns_per_op.unwrap_or(0.0), mib(r.peak_rss_bytes));
+            if let Some(b) = r.bytes_per_proc {
+                s.push_str(&format!("  {b:.0} B/proc"));
+            }
+            if let Some(m) = r.messages_per_s {
+                s.push_str(&format!("  {:.2} M msg/s (slowest pair {})", m / 1e6, r.min_pair_round_trips.unwrap_or(0)));
+            }
+            s
+        }
+        MicroStatus::Failed | MicroStatus::Budget => {
+            format!("{head}  {:<7} {}", r.status.as_str().to_uppercase(), r.reason.as_deref().unwrap_or(""))
+        }
+    }
+}
+
+/// A search's answer: `go  maxprocs  cores=2 #1  largest N 1000000 (limit: …)`.
+pub fn search_line(s: &SearchRecord) -> String {
+    let largest = s.largest_n.map_or("none".to_string(), |n| n.to_string());
+    format!("{:<17} maxprocs search cores={:<2} #{}  largest N {largest}, stopped by {}: {}", s.implementation, s.cores, s.repeat, s.stop.as_str(), s.detail)
+}

@@ -1,0 +1,86 @@
+//! The report's content, in order, as blocks that both renderings walk:
+//! index.html shows the charts, summary.md the same text and tables without
+//! them. Deciding what goes where happens once, here.
+
+use super::model::{Group, Model};
+use super::table::Table;
+use super::{charts, context, features, tables};
+
+pub enum Block {
+    Heading(u8, String),
+    Para(String),
+    Table(Table),
+    /// Inline SVG; summary.md leaves it out.
+    Chart(String),
+    List(Vec<String>),
+    /// Folded in HTML (open when short), a plain section in Markdown.
+    Details { summary: String, open: bool, body: Vec<Block> },
+}
+
+/// A list longer than this starts folded in the HTML.
+const FOLD_AFTER: usize = 12;
+
+pub fn build(model: &Model) -> Vec<Block> {
+    let mut doc = vec![Block::Heading(1, format!("Concur report: run {} ({} profile)", model.run.id, model.run.profile)), Block::Para(headline(model))];
+    let warnings = context::warnings(model);
+    if !warnings.is_empty() {
+        let summary = format!("Warnings ({})", warnings.len());
+        doc.push(Block::Details { summary, open: warnings.len() <= FOLD_AFTER, body: vec![Block::List(warnings)] });
+    }
+    doc.push(Block::Heading(2, "Results by scenario".into()));
+    if model.groups.is_empty() {
+        doc.push(Block::Para("This run holds no measured point yet.".into()));
+    }
+    for g in &model.groups {
+        scenario(model, g, &mut doc);
+    }
+    if !model.groups.is_empty() {
+        doc.push(Block::Heading(2, "Memory and requests per core".into()));
+        doc.push(Block::Table(tables::memory(model)));
+        doc.push(Block::Table(tables::per_core(model)));
+    }
+    doc.push(Block::Heading(2, "Implementations and their languages".into()));
+    doc.push(Block::Table(context::implementations(model)));
+    doc.push(Block::Table(features::thesis_table3(model)));
+    doc.push(Block::Table(features::thesis_table4(model)));
+    doc.push(Block::Table(features::sac_table1(model)));
+    doc.push(Block::Heading(2, "Where it ran".into()));
+    doc.push(Block::Table(context::environment(model)));
+    if !model.points.is_empty() {
+        let body = vec![Block::Table(tables::all_points(model))];
+        doc.push(Block::Details { summary: format!("Every point ({})", model.points.len()), open: false, body });
+    }
+    doc
+}
+
+fn headline(model: &Model) -> String {
+    let e = &model.run.environment;
+    let measured = model.measured.len();
+    let asked = model.implementations.len();
+    format!(
+        "{measured} of {asked} implementation(s) measured, {} point(s), on {} with {} CPU(s); run {} ({}). \
+         Every number is the server's: the load generator ran pinned to other CPUs where the machine had them, \
+         and points where it was the bottleneck are flagged.",
+        model.points.len(),
+        e.cpu_model,
+        e.logical_cpus,
+        model.run.status.as_str(),
+        model.run.started_at
+    )
+}
+
+fn scenario(model: &Model, g: &Group, doc: &mut Vec<Block>) {
+    doc.push(Block::Heading(3, g.title()));
+    if !g.description.is_empty() {
+        doc.push(Block::Para(g.description.clone()));
+    }
+    doc.push(Block::Chart(charts::throughput(model, g)));
+    doc.push(Block::Chart(charts::latency(model, g)));
+    doc.push(Block::Table(tables::throughput(model, g)));
+    doc.push(Block::Table(tables::latency(model, g)));
+    match g.scenario.as_str() {
+        "page" => doc.push(Block::Table(tables::ab_percentiles(model, g))),
+        "hello" => doc.push(Block::Table(tables::wrk_table(model, g))),
+        _ => {}
+    }
+}

@@ -1,0 +1,293 @@
+//! The report's section on the process micro-benchmarks (`concur micro`,
+//! spec/MICRO.md), from the newest run holding micro results: the paper's
+//! Figure 3 (latency against repetitions, one chart per message size, and
+//! Savina's PingPong), Figure 4 (spawn time against processes, with the
+//! largest N each runtime reached), Figure 5 (messages per second against
+//! pairs, one chart per core count), bytes per process and the idle-tasks
+//! table. Every value is the median over repeats of the successful
+//! invocations; failures are listed with their reasons.
+
+use super::document::Block;
+use super::micro_charts::{self, Line, Spec};
+use super::table::{Table, mib, thousands};
+use crate::store::micro::{MicroRecord, MicroStatus, SearchRecord};
+use crate::store::{ImplRecord, RunInfo, Store};
+use anyhow::Result;
+
+/// One micro run, as the section needs it.
+pub struct MicroData {
+    pub run: RunInfo,
+    pub implementations: Vec<ImplRecord>,
+    pub results: Vec<MicroRecord>,
+    pub searches: Vec<SearchRecord>,
+}
+
+/// The micro run `run` if it holds micro results, else the newest that does; `None` when there is none.
+pub fn load(store: &Store, run: Option<i64>) -> Result<Option<MicroData>> {
+    let explicit = run.filter(|&id| store.micro_results(id).is_ok_and(|r| !r.is_empty()));
+    let Some(id) = explicit.or(store.latest_micro_run_id()?) else { return Ok(None) };
+    let data = store.load_run(id)?;
+    Ok(Some(MicroData { run: data.run, implementations: data.implementations, results: store.micro_results(id)?, searches: store.micro_searches(id)? }))
+}
+
+/// Renders the section, or nothing when the database has no micro run.
+pub fn section(store: &Store, run: Option<i64>) -> Result<Vec<Block>> {
+    Ok(load(store, run)?.map(|d| blocks(&d)).unwrap_or_default())
+}
+
+/// Adds the section to a rendered report (at the end of index.html's body and
+/// of summary.md); the report is unchanged when the database has no micro run.
+pub fn append(mut r: super::Rendered, store: &Store, run: Option<i64>) -> Result<super::Rendered> {
+    let blocks = section(store, run)?;
+    if blocks.is_empty() {
+        return Ok(r);
+    }
+    let page = super::html::render(&blocks, "");
+    let body = page.split_once("<body>\n").and_then(|(_, rest)| rest.rsplit_once("</body>")).map_or("", |(b, _)| b);
+    let at = r.html.rfind("</body>").unwrap_or(r.html.len());
+    r.html.insert_str(at, body);
+    r.markdown = format!("{}\n{}", r.markdown, super::markdown::render(&blocks));
+    Ok(r)
+}
+
+/// The section's blocks, headed by a level-2 heading.
+pub fn blocks(d: &MicroData) -> Vec<Block> {
+    let names = measured(d);
+    let mut doc = vec![
+        Block::Heading(2, format!("Process micro-benchmarks (run {}, {})", d.run.id, d.run.profile)),
+        Block::Para(format!(
+            "spec/MICRO.md's benchmarks on {} CPU(s) ({}), one cold process per measurement, pinned to C CPUs with the runtime told C. \
+             Values are medians over repeats of the invocations whose result line passed validation (received = expected). \
+             Peak memory is the kernel's ru_maxrss of the program, measured from outside; bytes per process subtract the same runtime's one-process run.",
+            d.run.environment.logical_cpus, d.run.environment.cpu_model
+        )),
+    ];
+    let problems = problems(d);
+    if !problems.is_empty() {
+        doc.push(Block::Details { summary: format!("Warnings ({})", problems.len()), open: problems.len() <= 12, body: vec![Block::List(problems)] });
+    }
+    latency(d, &names, &mut doc);
+    spawn(d, &names, &mut doc);
+    pairs(d, &names, &mut doc);
+    idle(d, &names, &mut doc);
+    doc
+}
+
+/// Implementations with at least one result, sorted: the series of every chart.
+fn measured(d: &MicroData) -> Vec<String> {
+    let mut names: Vec<String> = d.results.iter().map(|r| r.implementation.clone()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn problems(d: &MicroData) -> Vec<String> {
+    let mut out: Vec<String> = d
+        .implementations
+        .iter()
+        .filter(|i| !i.status.measured())
+        .map(|i| format!("{} was not measured ({}): {}", i.name, i.status.as_str(), i.reason.as_deref().unwrap_or("").lines().next().unwrap_or("")))
+        .collect();
+    out.extend(d.run.notes.iter().cloned());
+    for r in d.results.iter().filter(|r| r.status != MicroStatus::Ok) {
+        out.push(format!("{}: {}: {}", r.key, r.status.as_str(), r.reason.as_deref().unwrap_or("")));
+    }
+    out
+}
+
+/// Median of the successful repeats' `pick` for one implementation, bench, parameter filter and core count.
+fn median(d: &MicroData, name: &str, bench: &str, cores: Option<u32>, keep: impl Fn(&MicroRecord) -> bool, pick: impl Fn(&MicroRecord) -> Option<f64>) -> Option<f64> {
+    let mut v: Vec<f64> = d
+        .results
+        .iter()
+        .filter(|r| r.implementation == name && r.bench == bench && r.status == MicroStatus::Ok && cores.is_none_or(|c| r.cores == c) && keep(r))
+        .filter_map(&pick)
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
+/// Distinct values of a parameter among a bench's results, ascending.
+fn values(d: &MicroData, bench: &str, get: impl Fn(&MicroRecord) -> Option<u64>) -> Vec<u64> {
+    let mut v: Vec<u64> = d.results.iter().filter(|r| r.bench == bench).filter_map(get).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn colour(names: &[String], name: &str) -> usize {
+    names.iter().position(|n| n == name).unwrap_or(0)
+}
+
+fn ns(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x >= 100.0 => thousands(x.round() as u64),
+        Some(x) => format!("{x:.1}"),
+        None => "–".into(),
+    }
+}
+
+/// Figure 3 (pingping per size) and PingPong.
+fn latency(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
+    let sizes = values(d, "pingping", |r| r.params.size);
+    let reps_pp = values(d, "pingping", |r| r.params.reps);
+    let reps_pong = values(d, "pingpong", |r| r.params.reps);
+    if sizes.is_empty() && reps_pong.is_empty() {
+        return;
+    }
+    doc.push(Block::Heading(3, "Message latency (paper Figure 3; Savina PingPong)".into()));
+    doc.push(Block::Para("PingPing: two processes exchange a fresh payload of S bytes simultaneously, R times; nanoseconds per exchange. PingPong: one small round trip at a time.".into()));
+    let line = |name: &str, bench: &str, reps: &[u64], size: Option<u64>| Line {
+        name: name.to_string(),
+        colour: colour(names, name),
+        points: reps
+            .iter()
+            .filter_map(|&r| median(d, name, bench, None, |x| x.params.reps == Some(r) && (size.is_none() || x.params.size == size), |x| x.ns_per_op).map(|v| (r as f64, v)))
+            .collect(),
+        mark: None,
+    };
+    for &s in &sizes {
+        let title = format!("PingPing, {} KiB messages", s as f64 / 1024.0);
+        let lines = names.iter().map(|n| line(n, "pingping", &reps_pp, Some(s))).filter(|l| !l.points.is_empty()).collect();
+        doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "repetitions R", y_desc: "ns per exchange (log)", log_y: true, lines })));
+    }
+    if !reps_pong.is_empty() {
+        let lines = names.iter().map(|n| line(n, "pingpong", &reps_pong, None)).filter(|l| !l.points.is_empty()).collect();
+        doc.push(Block::Chart(micro_charts::draw(&Spec { title: "PingPong", x_desc: "repetitions R", y_desc: "ns per round trip (log)", log_y: true, lines })));
+    }
+    let mut cols: Vec<(String, &str, Option<u64>, u64)> = Vec::new();
+    for &s in &sizes {
+        cols.extend(reps_pp.iter().map(|&r| (format!("ping {}K R={}", s / 1024, short(r)), "pingping", Some(s), r)));
+    }
+    cols.extend(reps_pong.iter().map(|&r| (format!("pong R={}", short(r)), "pingpong", None, r)));
+    let header: Vec<&str> = std::iter::once("implementation").chain(cols.iter().map(|c| c.0.as_str())).collect();
+    let mut t = Table::new("Latency, ns per exchange (pingping) and per round trip (pingpong)", &header).note("Medians over repeats; – where no run succeeded.");
+    for n in names {
+        let cells = cols.iter().map(|(_, b, s, r)| ns(median(d, n, b, None, |x| x.params.reps == Some(*r) && x.params.size == *s, |x| x.ns_per_op)));
+        t.row(std::iter::once(n.clone()).chain(cells).collect());
+    }
+    doc.push(Block::Table(t));
+}
+
+fn short(n: u64) -> String {
+    micro_charts::short(n as f64)
+}
+
+/// Figure 4: spawn time against N (spawn and the maxprocs steps), the largest N reached, and bytes per process.
+fn spawn(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
+    let ns_all = values(d, "spawn", |r| r.params.procs).into_iter().chain(values(d, "maxprocs", |r| r.params.procs)).filter(|&n| n > 1).collect::<std::collections::BTreeSet<u64>>();
+    if ns_all.is_empty() && d.searches.is_empty() {
+        return;
+    }
+    doc.push(Block::Heading(3, "Spawn time and maximum processes (paper Figure 4)".into()));
+    doc.push(Block::Para("Time until N dormant processes have each sent their acknowledgement (every process has run), from spawn and from the maximum-processes search's steps; the triangle marks the largest N that ran.".into()));
+    let elapsed_s = |n: &str, at: u64| {
+        median(d, n, "spawn", None, |x| x.params.procs == Some(at), |x| x.elapsed_ns.map(|e| e as f64 / 1e9))
+            .or_else(|| median(d, n, "maxprocs", None, |x| x.params.procs == Some(at), |x| x.elapsed_ns.map(|e| e as f64 / 1e9)))
+    };
+    let lines = names
+        .iter()
+        .map(|n| {
+            let points: Vec<(f64, f64)> = ns_all.iter().filter_map(|&at| elapsed_s(n, at).map(|v| (at as f64, v))).collect();
+            let best = d.searches.iter().filter(|s| &s.implementation == n).filter_map(|s| s.largest_n).max();
+            let mark = best.and_then(|b| elapsed_s(n, b).map(|v| (b as f64, v, format!("max {}", short(b)))));
+            Line { name: n.clone(), colour: colour(names, n), points, mark }
+        })
+        .filter(|l| !l.points.is_empty())
+        .collect();
+    doc.push(Block::Chart(micro_charts::draw(&Spec { title: "Spawn time", x_desc: "processes N", y_desc: "seconds (log)", log_y: true, lines })));
+    doc.push(Block::Table(searches(d)));
+    doc.push(Block::Table(bytes_per_proc(d, names)));
+}
+
+fn searches(d: &MicroData) -> Table {
+    let mut t = Table::new("Maximum processes", &["implementation", "cores", "largest N that ran", "stopped by", "detail", "budget MiB"])
+        .labels(2)
+        .text_column(3)
+        .text_column(4)
+        .note("N steps up (spec/MICRO.md §4.4) until a step fails or the memory budget, enforced from outside, is reached; `limit` means the profile's largest N passed.");
+    for s in &d.searches {
+        let largest = s.largest_n.map_or("none".to_string(), thousands);
+        t.row(vec![s.implementation.clone(), s.cores.to_string(), largest, s.stop.as_str().into(), s.detail.clone(), thousands(s.budget_bytes >> 20)]);
+    }
+    t
+}
+
+fn bytes_per_proc(d: &MicroData, names: &[String]) -> Table {
+    let ns = values(d, "spawn", |r| r.params.procs).into_iter().filter(|&n| n > 1).collect::<Vec<_>>();
+    let header: Vec<String> = std::iter::once("implementation".to_string()).chain(ns.iter().map(|n| format!("N={}", short(*n)))).chain(["model".to_string()]).collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new("Bytes per process (spawn)", &header).text_column(ns.len() + 1).note(
+        "(peak RSS(N) − peak RSS(N=1)) / N. Anchors: an Erlang process ≈ 2.6 KB, a goroutine ≈ 2-3 KB, a tokio task a few hundred bytes, an OS thread tens of KB resident. \
+         RSS leaves out kernel memory: an OS thread also holds a 16 KiB kernel stack that no RSS shows (impls/micro/c-pthreads/README.md).",
+    );
+    for n in names {
+        let model = d.implementations.iter().find(|i| &i.name == n).map_or(String::new(), |i| i.manifest.model.as_str().to_string());
+        let cells = ns.iter().map(|&at| median(d, n, "spawn", None, |x| x.params.procs == Some(at), |x| x.bytes_per_proc).map_or("–".into(), |b| thousands(b.max(0.0).round() as u64)));
+        let kernel = if model == "os-threads" { format!("{model} (+ kernel stacks)") } else { model };
+        t.row(std::iter::once(n.clone()).chain(cells).chain([kernel]).collect());
+    }
+    t
+}
+
+/// Figure 5: messages per second against pairs, one chart per core count.
+fn pairs(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
+    let cores = values(d, "pairs", |r| Some(r.cores as u64));
+    let ps = values(d, "pairs", |r| r.params.pairs);
+    if ps.is_empty() {
+        return;
+    }
+    doc.push(Block::Heading(3, "Throughput of communicating pairs (paper Figure 5)".into()));
+    doc.push(Block::Para("P pairs bounce small messages for D seconds; every ping and every pong counts as a message.".into()));
+    let mps = |n: &str, c: u64, p: u64| median(d, n, "pairs", Some(c as u32), |x| x.params.pairs == Some(p), |x| x.messages_per_s);
+    for &c in &cores {
+        let title = format!("Pairs on {c} core(s)");
+        let lines = names
+            .iter()
+            .map(|n| Line { name: n.clone(), colour: colour(names, n), points: ps.iter().filter_map(|&p| mps(n, c, p).map(|v| (p as f64, v))).collect(), mark: None })
+            .filter(|l| !l.points.is_empty())
+            .collect();
+        doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "pairs P", y_desc: "messages/s", log_y: false, lines })));
+    }
+    let cols: Vec<(u64, u64)> = cores.iter().flat_map(|&c| ps.iter().map(move |&p| (c, p))).collect();
+    let header: Vec<String> = std::iter::once("implementation".to_string()).chain(cols.iter().map(|(c, p)| format!("C={c} P={p}"))).collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new("Pairs, million messages per second", &header).note("Medians over repeats.");
+    for n in names {
+        let cells = cols.iter().map(|&(c, p)| mps(n, c, p).map_or("–".into(), |v| format!("{:.2}", v / 1e6)));
+        t.row(std::iter::once(n.clone()).chain(cells).collect());
+    }
+    doc.push(Block::Table(t));
+}
+
+/// The "memory of N idle tasks" table: peak RSS, wall time and bytes per task.
+fn idle(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
+    let ns = values(d, "idle", |r| r.params.procs);
+    if ns.is_empty() {
+        return;
+    }
+    doc.push(Block::Heading(3, "Memory of idle tasks".into()));
+    let mut header = vec!["implementation".to_string()];
+    for n in &ns {
+        header.extend([format!("N={} MiB", short(*n)), format!("N={} s", short(*n))]);
+    }
+    header.push(format!("bytes/task at N={}", short(*ns.last().unwrap_or(&0))));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new("Idle tasks: peak RSS and wall time", &header).note("N tasks each sleep M ms on the runtime's timer; peak RSS of the whole program and the time until all have ended.");
+    for name in names {
+        let mut row = vec![name.clone()];
+        for &n in &ns {
+            let keep = |x: &MicroRecord| x.params.procs == Some(n);
+            row.push(median(d, name, "idle", None, keep, |x| Some(x.peak_rss_bytes as f64)).map_or("–".into(), |b| mib(b as u64)));
+            row.push(median(d, name, "idle", None, keep, |x| x.elapsed_ns.map(|e| e as f64 / 1e9)).map_or("–".into(), |s| format!("{s:.2}")));
+        }
+        let last = *ns.last().unwrap_or(&0);
+        row.push(median(d, name, "idle", None, |x| x.params.procs == Some(last), |x| x.bytes_per_proc).map_or("–".into(), |b| thousands(b.max(0.0).round() as u64)));
+        t.row(row);
+    }
+    doc.push(Block::Table(t));
+}

@@ -1,0 +1,148 @@
+//! The micro-benchmarks' charts, drawn by plotters as inline SVG like the
+//! HTTP charts: one line per implementation over a logarithmic x axis
+//! (repetitions, processes, pairs all grow by decades or doublings), with a
+//! logarithmic y axis where values span decades (latency, spawn time).
+
+use super::charts::PALETTE;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+const SIZE: (u32, u32) = (560, 360);
+const FONT: &str = "sans-serif";
+
+/// One implementation's line: (x, y) points, x ascending.
+pub struct Line {
+    pub name: String,
+    /// Index into the palette: an implementation keeps its colour in every chart.
+    pub colour: usize,
+    pub points: Vec<(f64, f64)>,
+    /// A point drawn large and labelled, e.g. the maximum processes reached.
+    pub mark: Option<(f64, f64, String)>,
+}
+
+pub struct Spec<'a> {
+    pub title: &'a str,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub log_y: bool,
+    pub lines: Vec<Line>,
+}
+
+/// Draws `spec`; a chart without points, or one plotters cannot draw, becomes a note.
+pub fn draw(spec: &Spec) -> String {
+    let all: Vec<(f64, f64)> = spec.lines.iter().flat_map(|l| l.points.iter().copied().chain(l.mark.iter().map(|m| (m.0, m.1)))).collect();
+    let xs: Vec<f64> = all.iter().map(|p| p.0).filter(|v| *v > 0.0).collect();
+    let ys: Vec<f64> = all.iter().map(|p| p.1).filter(|v| v.is_finite() && (*v > 0.0 || !spec.log_y)).collect();
+    if xs.is_empty() || ys.is_empty() {
+        return format!("<p class=\"note\">{}: no successful result to draw.</p>", super::table::escape(spec.title));
+    }
+    let (x_lo, x_hi) = (min(&xs) / 1.5, max(&xs) * 1.5);
+    let mut svg = String::new();
+    let result = {
+        let area = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let drawn = area.fill(&WHITE).map_err(|e| e.to_string()).and_then(|()| {
+            if spec.log_y {
+                let (lo, hi) = (min(&ys) / 2.0, max(&ys) * 4.0);
+                plot(&area, spec, (x_lo..x_hi).log_scale(), (lo..hi).log_scale()).map_err(|e| e.to_string())
+            } else {
+                plot(&area, spec, (x_lo..x_hi).log_scale(), 0.0..max(&ys) * 1.35).map_err(|e| e.to_string())
+            }
+        });
+        drawn.and_then(|()| area.present().map_err(|e| e.to_string()))
+    };
+    match result {
+        Ok(()) => svg,
+        Err(e) => format!("<p class=\"note\">chart not drawn: {}</p>", super::table::escape(&e)),
+    }
+}
+
+type Fallible = Result<(), Box<dyn std::error::Error>>;
+
+fn plot<X, Y>(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, spec: &Spec, x: X, y: Y) -> Fallible
+where
+    X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+    Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+    X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+    Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area).caption(spec.title, (FONT, 17)).margin(12).x_label_area_size(36).y_label_area_size(64).build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .x_desc(spec.x_desc)
+        .y_desc(spec.y_desc)
+        .x_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| short(*v))
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 13))
+        .draw()?;
+    for line in &spec.lines {
+        let c = PALETTE[line.colour % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(line.points.iter().copied(), c.stroke_width(2)))?
+            .label(line.name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+        if let Some((x, y, label)) = &line.mark {
+            chart.draw_series(std::iter::once(TriangleMarker::new((*x, *y), 7, c.filled())))?;
+            let style = (FONT, 11).into_font().color(&c).pos(Pos::new(HPos::Right, VPos::Bottom));
+            chart.draw_series(std::iter::once(Text::new(label.clone(), (*x, *y), style)))?;
+        }
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK.mix(0.3)).label_font((FONT, 12)).draw()?;
+    Ok(())
+}
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(0.0, f64::max)
+}
+
+/// Axis numbers: `1k`, `100k`, `1M`, `2.5`, `0.01`.
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    let trim = |x: f64| {
+        let s = format!("{x:.1}");
+        s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+    };
+    if a >= 1e9 {
+        format!("{}G", trim(v / 1e9))
+    } else if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e3 {
+        format!("{}k", trim(v / 1e3))
+    } else if a >= 1.0 || a == 0.0 {
+        trim(v)
+    } else {
+        format!("{v:.3}").trim_end_matches('0').to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(lines: Vec<Line>, log_y: bool) -> String {
+        draw(&Spec { title: "t", x_desc: "x", y_desc: "y", log_y, lines })
+    }
+
+    #[test]
+    fn lines_and_marks_become_svg() {
+        let line = Line { name: "go".into(), colour: 0, points: vec![(1e3, 900.0), (1e5, 2500.0)], mark: Some((1e6, 3e4, "max 1M".into())) };
+        let svg = spec(vec![line], true);
+        assert!(svg.starts_with("<svg") && svg.contains("go") && svg.contains("max 1M"), "{svg}");
+    }
+
+    #[test]
+    fn an_empty_chart_is_a_note() {
+        assert!(spec(vec![], false).contains("no successful result"));
+    }
+
+    #[test]
+    fn axis_numbers_are_short() {
+        assert_eq!((short(1000.0), short(100_000.0), short(1e6), short(2.5), short(0.01)), ("1k".into(), "100k".into(), "1M".into(), "2.5".into(), "0.01".into()));
+    }
+}

@@ -1,0 +1,156 @@
+//! A table as plain data, rendered to Markdown (summary.md) and to HTML
+//! (index.html) from the same rows, and the number formats every table uses.
+
+use super::spread::Summary;
+
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub title: String,
+    /// A sentence under the title: what the numbers are, what the marks mean.
+    pub note: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Leading columns that hold labels (left-aligned); the rest are numbers.
+    pub label_columns: usize,
+    /// Other columns that hold text, not numbers.
+    pub text_columns: Vec<usize>,
+}
+
+impl Table {
+    pub fn new(title: impl Into<String>, header: &[&str]) -> Table {
+        Table { title: title.into(), header: header.iter().map(|h| h.to_string()).collect(), label_columns: 1, ..Table::default() }
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Table {
+        self.note = note.into();
+        self
+    }
+
+    pub fn labels(mut self, n: usize) -> Table {
+        self.label_columns = n;
+        self
+    }
+
+    pub fn text_column(mut self, i: usize) -> Table {
+        self.text_columns.push(i);
+        self
+    }
+
+    fn is_text(&self, i: usize) -> bool {
+        i < self.label_columns || self.text_columns.contains(&i)
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out = format!("#### {}\n\n", self.title);
+        if !self.note.is_empty() {
+            out += &format!("{}\n\n", self.note);
+        }
+        let esc = |s: &str| s.replace('|', "\\|");
+        out += &format!("| {} |\n", self.header.iter().map(|h| esc(h)).collect::<Vec<_>>().join(" | "));
+        let rule: Vec<&str> = (0..self.header.len()).map(|i| if self.is_text(i) { ":---" } else { "---:" }).collect();
+        out += &format!("| {} |\n", rule.join(" | "));
+        for row in &self.rows {
+            out += &format!("| {} |\n", row.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | "));
+        }
+        out + "\n"
+    }
+
+    pub fn html(&self) -> String {
+        let mut out = format!("<h4>{}</h4>\n", escape(&self.title));
+        if !self.note.is_empty() {
+            out += &format!("<p class=\"note\">{}</p>\n", escape(&self.note));
+        }
+        out += "<table>\n<thead><tr>";
+        for h in &self.header {
+            out += &format!("<th>{}</th>", escape(h));
+        }
+        out += "</tr></thead>\n<tbody>\n";
+        for row in &self.rows {
+            out += "<tr>";
+            for (i, c) in row.iter().enumerate() {
+                let class = if self.is_text(i) { "" } else { " class=\"num\"" };
+                out += &format!("<td{class}>{}</td>", escape(c));
+            }
+            out += "</tr>\n";
+        }
+        out + "</tbody>\n</table>\n"
+    }
+}
+
+/// HTML text escaping.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Requests per second: `18,115`, `47.5`, `4.00`.
+pub fn rate(x: f64) -> String {
+    if x >= 100.0 {
+        thousands(x.round() as u64)
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// Milliseconds: `2006`, `15.3`, `0.77`.
+pub fn ms(x: f64) -> String {
+    if x >= 100.0 {
+        thousands(x.round() as u64)
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `±3%`, `±<1%`, or nothing for a single measurement.
+pub fn spread(s: &Summary) -> String {
+    if s.n < 2 {
+        return String::new();
+    }
+    let pct = s.relative_spread() * 100.0;
+    if pct < 0.5 { " ±<1%".into() } else { format!(" ±{pct:.0}%") }
+}
+
+/// Bytes as MiB with one decimal.
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_like_the_seeds_tables() {
+        assert_eq!((rate(18114.9), rate(47.466), rate(4.0)), ("18,115".into(), "47.5".into(), "4.00".into()));
+        assert_eq!((ms(2006.02), ms(15.26), ms(0.774)), ("2,006".into(), "15.3".into(), "0.77".into()));
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn one_table_two_renderings() {
+        let mut t = Table::new("T", &["impl", "req/s"]).note("n < 2 | a");
+        t.row(vec!["go".into(), "1 < 2".into()]);
+        assert_eq!(t.markdown(), "#### T\n\nn < 2 | a\n\n| impl | req/s |\n| :--- | ---: |\n| go | 1 < 2 |\n\n");
+        assert!(t.html().contains("<td class=\"num\">1 &lt; 2</td>"));
+    }
+}

@@ -1,0 +1,63 @@
+//! The CPUs a run may use, and pinning the orchestrator's own threads: the
+//! server is pinned by `server::Launch::cpus`, the load workers by
+//! `LoadPlan::cpus`, and the sampler here, so nothing of concur's runs on
+//! the server's CPUs unless they must be shared.
+
+/// CPU ids this process may run on (its affinity mask), ascending.
+pub fn available() -> Vec<usize> {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity only writes it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            return (0..n).collect();
+        }
+        (0..libc::CPU_SETSIZE as usize).filter(|&cpu| libc::CPU_ISSET(cpu, &set)).collect()
+    }
+}
+
+/// Pins the calling thread to `cpus` (threads it starts later inherit it).
+pub fn pin_current_thread(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: as above; pid 0 means the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &cpu in cpus {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// `0-1`, `0,2,5-7`: CPU lists as taskset prints them.
+pub fn describe(cpus: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i { format!("{}-{}", cpus[i], cpus[j]) } else { cpus[i].to_string() });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_print_as_ranges() {
+        assert_eq!(describe(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+        assert_eq!(describe(&[3]), "3");
+    }
+
+    #[test]
+    fn this_process_has_a_cpu() {
+        assert!(!available().is_empty());
+    }
+}

@@ -1,0 +1,135 @@
+//! The one place `run` meets `load`: a point's settings become a
+//! `LoadPlan` (through the same `LoadArgs` the `concur load` command line
+//! fills, so a point can be replayed by hand), and a `LoadReport` becomes the
+//! counted fields of a `PointRecord`.
+
+use super::plan::{PointSpec, ScenarioInfo};
+use crate::load::{Control, LoadArgs, LoadPlan, LoadReport, Scenario};
+use crate::store::{Latency, PointRecord, SecondRecord, StepRecord};
+use crate::stats::{ErrorCounts, ErrorKind, LatencyStats};
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Scenarios in the order a sweep takes them: the simplest first.
+const ORDER: &[&str] = &["hello", "json", "page", "userinfo", "password", "longpoll"];
+
+/// Every scenario: the built-in ones, and any other file in `spec/scenarios/`.
+pub fn catalog(root: &Path) -> Result<Vec<ScenarioInfo>> {
+    let mut names: Vec<String> = ORDER.iter().map(|s| s.to_string()).collect();
+    let mut extra: Vec<String> = std::fs::read_dir(root.join("spec/scenarios"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
+        .filter(|n| !names.contains(n))
+        .collect();
+    extra.sort();
+    names.extend(extra);
+    names.iter().map(|name| info(&Scenario::load(&reference(root, name))?)).collect()
+}
+
+/// What `Scenario::load` is given: the repository's file when there is one, else the built-in name.
+pub fn reference(root: &Path, name: &str) -> String {
+    let file = root.join("spec/scenarios").join(format!("{name}.toml"));
+    if file.is_file() { file.display().to_string() } else { name.to_string() }
+}
+
+fn info(s: &Scenario) -> Result<ScenarioInfo> {
+    Ok(ScenarioInfo {
+        name: s.name.clone(),
+        description: s.description.clone(),
+        connections: s.connections.unwrap_or(50) as u32,
+        duration_s: s.duration.map(|d| d.as_secs_f64()),
+        requests: s.requests,
+        timeout_s: s.timeout.map(|d| d.as_secs_f64()),
+    })
+}
+
+/// Which part of a point a load run is.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Phase {
+    Warmup,
+    Measure,
+}
+
+/// The load plan of one phase of a point against `port`.
+pub fn plan(root: &Path, spec: &PointSpec, port: u16, phase: Phase) -> Result<LoadPlan> {
+    let secs = Duration::from_secs_f64;
+    let (duration, requests) = match phase {
+        Phase::Warmup => (Some(secs(spec.warmup_s)), None),
+        Phase::Measure => (spec.duration_s.map(secs), spec.requests),
+    };
+    let args = LoadArgs {
+        url: format!("http://127.0.0.1:{port}/"),
+        method: "GET".into(),
+        scenario: Some(reference(root, &spec.scenario)),
+        connections: Some(spec.connections as usize),
+        threads: Some(spec.generator_cpus.len().max(1)),
+        duration,
+        requests,
+        rate: spec.rate.map(f64::from),
+        timeout: Some(secs(spec.timeout_s)),
+        cpus: spec.generator_cpus.clone(),
+        ..LoadArgs::default()
+    };
+    LoadPlan::from_args(&args)
+}
+
+/// Runs one load, stoppable by the interrupt handler.
+pub fn run(plan: &LoadPlan) -> Result<LoadReport> {
+    let control = Arc::new(Control::new());
+    let _watch = super::interrupt::Watch::new(Arc::clone(&control));
+    crate::load::run(plan, &control)
+}
+
+/// The generator's CPU seconds in a report.
+pub fn generator_cpu_seconds(report: &LoadReport) -> f64 {
+    report.cpu.user_s + report.cpu.system_s
+}
+
+/// Copies the counted fields of `report` into `point`.
+pub fn fill(point: &mut PointRecord, report: &LoadReport) {
+    let statuses: u64 = report.errors_by_kind.status.values().sum();
+    point.duration_s = report.elapsed_s;
+    point.successes = report.requests;
+    point.requests = report.requests + statuses;
+    point.errors_total = report.errors;
+    point.errors = errors(&report.errors_by_kind);
+    point.latency = latency(&report.latency);
+    point.steps = report
+        .steps
+        .iter()
+        .map(|s| StepRecord { name: s.name.clone(), successes: s.requests, errors: s.errors, latency: latency(&s.latency) })
+        .collect();
+    point.timeline = report.timeline.iter().map(|s| SecondRecord { requests: s.requests, errors: s.errors }).collect();
+    point.warnings.extend(report.warnings.iter().cloned());
+    if let Some(rate) = report.rate.as_ref().filter(|r| !r.reached) {
+        point.warnings.push(format!("the target rate of {:.0}/s was not reached: {:.0}/s were sent", rate.target_per_s, rate.sent_per_s));
+    }
+    point.load_report = serde_json::to_value(report).ok();
+}
+
+fn errors(counts: &ErrorCounts) -> BTreeMap<String, u64> {
+    let mut map: BTreeMap<String, u64> =
+        ErrorKind::ALL.iter().filter(|&&k| counts.get(k) > 0).map(|&k| (k.name().to_string(), counts.get(k))).collect();
+    map.extend(counts.status.iter().map(|(code, n)| (format!("status {code}"), *n)));
+    map
+}
+
+fn latency(s: &LatencyStats) -> Latency {
+    Latency {
+        count: s.count,
+        min_us: s.min_us,
+        mean_us: s.mean_us,
+        stdev_us: s.stdev_us,
+        p50_us: s.p50_us,
+        p75_us: s.p75_us,
+        p90_us: s.p90_us,
+        p99_us: s.p99_us,
+        p999_us: s.p999_us,
+        max_us: s.max_us,
+        histogram: s.histogram.clone(),
+    }
+}

@@ -1,0 +1,108 @@
+//! What a run records about where it ran: the commit, the CPU, the kernel,
+//! the memory, and every implementation's toolchain version, so that a
+//! number in the report can be traced to its machine and software.
+
+use crate::impls::Implementation;
+use crate::store::Environment;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Captures the environment; `implementations` are asked for their versions.
+pub fn capture(root: &Path, implementations: &[&Implementation], cpus: usize) -> Environment {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    Environment {
+        concur_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: first_line(&output(root, "git rev-parse HEAD")).to_string(),
+        git_dirty: !output(root, "git status --porcelain --untracked-files=no").trim().is_empty(),
+        cpu_model: field(&cpuinfo, "model name").unwrap_or("unknown").to_string(),
+        logical_cpus: cpus as u32,
+        kernel: kernel(),
+        os: field(&os_release.replace('=', ":"), "PRETTY_NAME").unwrap_or("unknown").trim_matches('"').to_string(),
+        memory_bytes: field(&meminfo, "MemTotal").and_then(|v| v.trim_end_matches("kB").trim().parse::<u64>().ok()).unwrap_or(0) * 1024,
+        toolchains: implementations.iter().map(|i| (i.name().to_string(), version(i))).collect(),
+    }
+}
+
+/// First line of the manifest's `version` command (some runtimes print it on stderr).
+pub fn version(imp: &Implementation) -> String {
+    let text = output(&imp.dir, &imp.manifest.version);
+    let line = first_line(&text);
+    if line.is_empty() { "unknown".to_string() } else { line.to_string() }
+}
+
+/// The current time as RFC 3339 UTC, to the second.
+pub fn now_rfc3339() -> String {
+    rfc3339(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()))
+}
+
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (Howard Hinnant's civil-from-days).
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+fn output(dir: &Path, command: &str) -> String {
+    let out = Command::new("sh").arg("-c").arg(command).current_dir(dir).stdin(Stdio::null()).output();
+    match out {
+        Ok(o) => {
+            let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+            if stdout.trim().is_empty() { String::from_utf8_lossy(&o.stderr).into_owned() } else { stdout }
+        }
+        Err(_) => String::new(),
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
+}
+
+/// The value of the first `key: value` line whose key is `key`.
+fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == key).then(|| v.trim())
+    })
+}
+
+fn kernel() -> String {
+    // SAFETY: uname fills the struct it is given.
+    unsafe {
+        let mut u: libc::utsname = std::mem::zeroed();
+        if libc::uname(&mut u) != 0 {
+            return "unknown".into();
+        }
+        let s = |f: &[libc::c_char]| std::ffi::CStr::from_ptr(f.as_ptr()).to_string_lossy().into_owned();
+        format!("{} {}", s(&u.sysname), s(&u.release))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_rfc3339() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_827_696), "2000-02-29T12:34:56Z");
+        assert_eq!(rfc3339(1_735_787_045), "2025-01-02T03:04:05Z");
+    }
+
+    #[test]
+    fn this_machine_is_described() {
+        let env = capture(Path::new(env!("CARGO_MANIFEST_DIR")), &[], 2);
+        assert!(env.memory_bytes > 0 && env.kernel.starts_with("Linux"), "{env:?}");
+    }
+}

@@ -1,0 +1,173 @@
+//! Stopping a run without losing a point or leaving a server behind.
+//!
+//! Ctrl-C (or SIGTERM/SIGHUP) during a load asks it to stop; the sweep then
+//! discards the unfinished point, stops its server and marks the run
+//! interrupted. At any other moment (verification, a server starting), or
+//! on a second signal, or when that clean-up takes too long, every process
+//! group a child of ours leads is stopped and the process exits at once —
+//! after any point being written has been committed. Against SIGKILL, which
+//! no handler sees, each measured server gets a guard process that kills its
+//! group as soon as the orchestrator is gone.
+
+use crate::load::Control;
+use crate::store::{RunStatus, Store};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static CURRENT: Mutex<Option<Arc<Control>>> = Mutex::new(None);
+static RUN: OnceLock<(PathBuf, i64)> = OnceLock::new();
+/// Held while a point is written, so that a forced exit never cuts one short.
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// How long clean-up after the first signal may take before everything is killed.
+const GRACE: Duration = Duration::from_secs(15);
+
+/// Installs the handler (once per process; later calls do nothing).
+pub fn install() {
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            force_exit();
+        }
+        match CURRENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            Some(control) => control.stop(),
+            None => force_exit(),
+        }
+        eprintln!("\nconcur: interrupted; stopping the server and keeping every finished point (Ctrl-C again to stop at once)");
+        std::thread::spawn(|| {
+            std::thread::sleep(GRACE);
+            force_exit();
+        });
+    });
+}
+
+/// Tells a forced exit which run to mark interrupted.
+pub fn set_run(db: PathBuf, run_id: i64) {
+    let _ = RUN.set((db, run_id));
+}
+
+/// Whether a stop was asked for.
+pub fn stopping() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+/// Keeps `control` reachable by the handler while its load runs.
+pub struct Watch;
+
+impl Watch {
+    pub fn new(control: Arc<Control>) -> Watch {
+        if stopping() {
+            control.stop();
+        }
+        *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some(control);
+        Watch
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// Holds off a forced exit while a point is written.
+pub fn writing() -> std::sync::MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn force_exit() -> ! {
+    let _writing = writing();
+    let stopped = stop_child_groups(Duration::from_secs(2));
+    if let Some((db, id)) = RUN.get()
+        && let Ok(store) = Store::open_existing(db)
+    {
+        let _ = store.set_run_status(*id, RunStatus::Interrupted, Some(&super::env::now_rfc3339()));
+    }
+    eprintln!("\nconcur: interrupted; stopped {stopped} child process group(s); the run is marked interrupted (`concur run --resume` continues it)");
+    std::process::exit(130);
+}
+
+/// Stops every process group led by a child of this process: the servers of
+/// `verify` and of the current point. Returns how many there were.
+pub fn stop_child_groups(grace: Duration) -> usize {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let leaders: Vec<i32> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| stat_ids(pid).is_some_and(|(ppid, pgrp)| ppid == me && pgrp == pid))
+        .collect();
+    for &pgid in &leaders {
+        // SAFETY: signalling process groups our children lead.
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+    }
+    let deadline = std::time::Instant::now() + grace;
+    // SAFETY: signal 0 only checks existence; waitpid reaps our own children.
+    let alive = |pgid: i32| unsafe {
+        libc::waitpid(pgid, std::ptr::null_mut(), libc::WNOHANG);
+        libc::kill(-pgid, 0) == 0
+    };
+    while leaders.iter().any(|&g| alive(g)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for &pgid in &leaders {
+        // SAFETY: as above.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    }
+    leaders.len()
+}
+
+/// (ppid, pgrp) of a process, from `/proc/<pid>/stat`.
+fn stat_ids(pid: i32) -> Option<(i32, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut f = stat[stat.rfind(')')? + 2..].split_whitespace().skip(1);
+    Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+}
+
+/// The environment variable every process a run starts carries (it is set
+/// in the orchestrator's own environment, so children inherit it).
+pub const OWNER_VAR: &str = "CONCUR_RUN_OWNER";
+
+/// Marks this process so that everything it starts from now on carries
+/// `CONCUR_RUN_OWNER=<pid>`. Must run before any other thread exists.
+pub fn mark_children() {
+    // SAFETY: called first thing in `run_command`, while this process has one thread.
+    unsafe { std::env::set_var(OWNER_VAR, std::process::id().to_string()) };
+}
+
+/// A process in a group of its own that, once this process is gone (even by
+/// SIGKILL, which no handler sees), kills every process carrying this
+/// process' `CONCUR_RUN_OWNER` mark: servers of points and of verification,
+/// their workers, builds. Started before any server, so no server is ever
+/// unguarded. Dropping it ends it.
+pub struct Guard(Option<Child>);
+
+impl Guard {
+    pub fn start() -> Guard {
+        let me = std::process::id();
+        let script = format!(
+            "while kill -0 {me} 2>/dev/null; do sleep 1; done; \
+             for f in $(grep -lzx '{OWNER_VAR}={me}' /proc/[0-9]*/environ 2>/dev/null); do \
+               p=${{f#/proc/}}; p=${{p%/environ}}; [ \"$p\" = \"$$\" ] || kill -s KILL \"$p\" 2>/dev/null; \
+             done"
+        );
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(script).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        Guard(cmd.spawn().ok())
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.0 {
+            // SAFETY: the guard leads its own group (it and its `sleep`).
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+        }
+    }
+}

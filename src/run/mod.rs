@@ -1,0 +1,208 @@
+//! `concur run`: the sweep. A profile and flags become a plan (`plan`):
+//! implementation × scenario × server cores × load level × repeat. Each
+//! implementation is built and verified once (`prepare`); each point gets a
+//! fresh server pinned to CPUs 0..k-1 and a load generator pinned to the rest
+//! (`point`, `drive`), with the server's process tree sampled alongside
+//! (`sampler`, `usage`). Every point is written to the results database as
+//! soon as it is taken, so an interrupted run (`interrupt`) keeps what it
+//! finished and `--resume` skips it.
+
+mod cpus;
+mod drive;
+pub mod env;
+mod interrupt;
+pub mod plan;
+mod point;
+mod prepare;
+pub mod profile;
+mod progress;
+mod sampler;
+pub mod usage;
+
+pub use plan::{Plan, PointSpec};
+
+use crate::cli::RunArgs;
+use crate::impls::{self, Implementation};
+use crate::store::{self, ImplStatus, PointRecord, RunInfo, RunStatus, Store};
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// `10s`, `500ms`, `2m`, or plain seconds, as a number of seconds (clap's parser for the duration flags).
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    crate::load::parse_duration(text).map(|d| d.as_secs_f64())
+}
+
+/// `concur run`.
+pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
+    interrupt::mark_children();
+    let root = impls::find_root(&args.root)?;
+    if args.list_profiles {
+        return list_profiles(&root);
+    }
+    let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
+    let plan = resolve(args, &root, &implementations)?;
+    if args.dry_run {
+        print_plan(&plan);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let db = args.db.clone().unwrap_or_else(|| root.join(store::DEFAULT_DB));
+    let store = Store::open(&db)?;
+    interrupt::install();
+    let _guard = interrupt::Guard::start();
+    let run = open_run(&store, &plan, args.resume, &root, &implementations)?;
+    interrupt::set_run(db.clone(), run.id);
+    let log_dir = db.parent().unwrap_or(Path::new(".")).join("logs").join(format!("run-{}", run.id));
+    std::fs::create_dir_all(&log_dir)?;
+    for note in &plan.notes {
+        println!("note: {note}");
+    }
+    let status = sweep(&store, &run, &plan, &root, &implementations, &log_dir)?;
+    store.set_run_status(run.id, status, Some(&env::now_rfc3339()))?;
+    finish_message(&store, run.id, status, &db)
+}
+
+fn resolve(args: &RunArgs, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
+    let profile = profile::load(root, &args.profile)?;
+    let scenarios = drive::catalog(root)?;
+    let cpus = cpus::available();
+    let inputs = plan::Inputs { profile_name: &args.profile, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
+    plan::resolve(args, &inputs)
+}
+
+/// A new run, or with `--resume` the latest unfinished one with the same plan.
+fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementations: &[Implementation]) -> Result<RunInfo> {
+    if resume {
+        if let Some(run) = store.resumable_run(&plan.key())? {
+            let done = store.point_keys(run.id)?.len();
+            println!("resuming run {} (started {}): {done} of {} points already taken", run.id, run.started_at, plan.points.len());
+            store.set_run_status(run.id, RunStatus::Running, None)?;
+            return Ok(run);
+        }
+        println!("nothing to resume in {} for this plan: starting a new run", store.path().display());
+    }
+    let asked: Vec<&Implementation> = implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())).collect();
+    let mut run = RunInfo {
+        id: 0,
+        started_at: env::now_rfc3339(),
+        finished_at: None,
+        status: RunStatus::Running,
+        profile: plan.profile.clone(),
+        plan_key: plan.key(),
+        plan: serde_json::to_value(plan)?,
+        environment: env::capture(root, &asked, cpus::available().len()),
+        notes: plan.notes.clone(),
+    };
+    run.id = store.insert_run(&run)?;
+    println!("run {}: profile {}, {} points, into {}", run.id, plan.profile, plan.points.len(), store.path().display());
+    Ok(run)
+}
+
+/// Prepares the implementations with points left, then measures those points.
+fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations: &[Implementation], log_dir: &Path) -> Result<RunStatus> {
+    let done = store.point_keys(run.id)?;
+    let pending: Vec<&PointSpec> = plan.points.iter().filter(|p| !done.contains(&p.key)).collect();
+    let mut ready: BTreeMap<&str, &Implementation> = BTreeMap::new();
+    for imp in implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())) {
+        let has_points = pending.iter().any(|p| p.implementation == imp.name());
+        if !has_points && done.iter().any(|k| k.starts_with(&format!("{}/", imp.name()))) {
+            continue;
+        }
+        let record = prepare::prepare(root, imp, plan, log_dir);
+        if interrupt::stopping() {
+            // A check cut short by the signal says nothing about the implementation.
+            return Ok(RunStatus::Interrupted);
+        }
+        store.put_implementation(run.id, &record)?;
+        if record.status.measured() {
+            ready.insert(imp.name(), imp);
+        }
+    }
+    let todo: Vec<&PointSpec> = pending.into_iter().filter(|p| ready.contains_key(p.implementation.as_str())).collect();
+    let mut progress = progress::Progress::new(&todo);
+    for spec in todo {
+        progress.begin(spec);
+        let started = Instant::now();
+        let Some(point) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir) else {
+            return Ok(RunStatus::Interrupted);
+        };
+        {
+            let _writing = interrupt::writing();
+            store.insert_point(run.id, &point)?;
+        }
+        progress.end(spec, started.elapsed());
+        println!("{}", result_line(&point));
+    }
+    Ok(RunStatus::Finished)
+}
+
+/// One line per point: what a reader scanning a log wants.
+fn result_line(p: &PointRecord) -> String {
+    let head = format!("{:<14} {:<9} cores={:<2} {:<9} #{}", p.implementation, p.scenario, p.cores, p.level, p.repeat);
+    if let Some(e) = &p.error {
+        return format!("{head}  FAILED: {}", e.lines().next().unwrap_or(""));
+    }
+    let ms = |us: u64| us as f64 / 1000.0;
+    let flag = if p.generator.saturated { "  [generator saturated]" } else { "" };
+    format!(
+        "{head}  {:>9.1} req/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  rss {:.0} MiB  server cpu {:.0}%  generator cpu {:.0}%{flag}",
+        p.throughput(),
+        ms(p.latency.p50_us),
+        ms(p.latency.p99_us),
+        p.errors_total,
+        p.server.rss_peak_bytes as f64 / (1 << 20) as f64,
+        p.server.cpu_util * 100.0,
+        p.generator.cpu_util * 100.0
+    )
+}
+
+fn finish_message(store: &Store, run_id: i64, status: RunStatus, db: &Path) -> Result<ExitCode> {
+    let data = store.load_run(run_id)?;
+    let failed: Vec<&str> = data.implementations.iter().filter(|i| i.status == ImplStatus::Failed).map(|i| i.name.as_str()).collect();
+    println!("\nrun {run_id} {}: {} points in {}", status.as_str(), data.points.len(), db.display());
+    if !failed.is_empty() {
+        println!("not measured (failed to build or verify): {}", failed.join(", "));
+    }
+    match status {
+        RunStatus::Interrupted => {
+            println!("continue it with the same command and --resume");
+            Ok(ExitCode::from(130))
+        }
+        _ => {
+            println!("write the report with: concur report");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn list_profiles(root: &Path) -> Result<ExitCode> {
+    for name in profile::names(root) {
+        let description = profile::load(root, &name).map(|p| p.description).unwrap_or_else(|e| format!("(unreadable: {e})"));
+        println!("{name:<10} {description}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_plan(plan: &Plan) {
+    use std::fmt::Write as _;
+    let mut out = format!("profile {}: {}\n", plan.profile, plan.description);
+    for note in &plan.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum();
+    let _ = writeln!(out, "{} points, about {} of load plus start-up, stop and verification", plan.points.len(), progress::clock(total));
+    for p in &plan.points {
+        let length = match (p.duration_s, p.requests) {
+            (_, Some(n)) => format!("-n {n}"),
+            (Some(d), None) => format!("-d {d}s"),
+            (None, None) => String::new(),
+        };
+        let shared = if p.shared { " (shared)" } else { "" };
+        let cpus = format!("server cpus {} · generator cpus {}{shared}", cpus::describe(&p.server_cpus), cpus::describe(&p.generator_cpus));
+        let _ = writeln!(out, "  {:<44} c={:<5} warm-up {}s {length:<9} {cpus}", p.key, p.connections, p.warmup_s);
+    }
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes());
+}

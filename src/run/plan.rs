@@ -1,0 +1,309 @@
+//! The resolved plan of a run: the profile and the flags turned into an
+//! ordered list of points, each with every number it needs spelled out.
+//! Resolution does no I/O of its own (the caller passes the
+//! implementations, the scenarios' defaults and the CPUs), so it is tested
+//! directly, and a bad flag fails here, before anything starts.
+
+use super::profile::{Load, Profile};
+use crate::cli::RunArgs;
+use crate::impls::{Availability, Implementation};
+use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a scenario file sets by itself, used when neither profile nor flags do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub description: String,
+    pub connections: u32,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub timeout_s: Option<f64>,
+}
+
+/// Everything planning needs to know about this machine and repository.
+pub struct Inputs<'a> {
+    pub profile_name: &'a str,
+    pub profile: &'a Profile,
+    /// Every HTTP implementation found.
+    pub implementations: &'a [Implementation],
+    /// Every scenario available, in the order runs take them.
+    pub scenarios: &'a [ScenarioInfo],
+    /// CPUs this process may use.
+    pub cpus: &'a [usize],
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub profile: String,
+    pub description: String,
+    /// Implementations asked for, available or not.
+    pub implementations: Vec<String>,
+    /// Scenario name → its one-line description.
+    pub scenarios: BTreeMap<String, String>,
+    pub cores: Vec<u32>,
+    pub repeat: u32,
+    /// Whether implementations are verified before measurement.
+    pub verify: bool,
+    pub points: Vec<PointSpec>,
+    /// Warnings for the terminal and the report.
+    pub notes: Vec<String>,
+}
+
+/// One point, fully resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointSpec {
+    pub key: String,
+    pub implementation: String,
+    pub scenario: String,
+    pub cores: u32,
+    pub server_cpus: Vec<usize>,
+    pub generator_cpus: Vec<usize>,
+    /// The generator runs on the server's CPUs: too few CPUs for both.
+    pub shared: bool,
+    pub level: String,
+    pub connections: u32,
+    pub rate: Option<u32>,
+    pub repeat: u32,
+    pub warmup_s: f64,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub timeout_s: f64,
+    /// Extra server environment.
+    pub env: BTreeMap<String, String>,
+}
+
+impl PointSpec {
+    /// Seconds the point is expected to take, start-up and stop excluded.
+    pub fn expected_s(&self) -> f64 {
+        self.warmup_s + self.duration_s.unwrap_or(20.0)
+    }
+}
+
+impl Plan {
+    /// A digest of what is measured and how; `--resume` continues only a run with the same one.
+    pub fn key(&self) -> String {
+        let text = serde_json::to_string(&(&self.points, self.verify)).unwrap_or_default();
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        format!("{hash:016x}")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Level {
+    Connections(u32),
+    PerCore(u32),
+    Rate(u32),
+}
+
+impl Level {
+    fn label(self) -> String {
+        match self {
+            Level::Connections(c) => format!("c={c}"),
+            Level::PerCore(c) => format!("c={c}/core"),
+            Level::Rate(r) => format!("R={r}"),
+        }
+    }
+}
+
+/// Turns flags and profile into the plan.
+pub fn resolve(args: &RunArgs, inputs: &Inputs) -> Result<Plan> {
+    let profile = inputs.profile;
+    let repeat = args.repeat.unwrap_or(profile.repeat);
+    if repeat == 0 {
+        bail!("--repeat 0: every point needs at least one measurement (e.g. --repeat 3)");
+    }
+    let mut notes = Vec::new();
+    let implementations = pick_implementations(args, inputs, &mut notes)?;
+    let scenarios = pick_scenarios(args, inputs)?;
+    let cores = pick_cores(args, profile, inputs.cpus, &mut notes)?;
+    let mut points = Vec::new();
+    for r in 1..=repeat {
+        for scenario in &scenarios {
+            let load = settings_for(args, profile, scenario)?;
+            for &k in &cores {
+                let (server_cpus, generator_cpus, shared) = split_cpus(inputs.cpus, k);
+                for level in &load.levels {
+                    for imp in implementations.iter().filter(|i| i.1) {
+                        let (connections, rate) = match *level {
+                            Level::Connections(c) => (c, None),
+                            Level::PerCore(c) => (c * k, None),
+                            Level::Rate(rate) => (scenario.connections, Some(rate)),
+                        };
+                        points.push(PointSpec {
+                            key: format!("{}/{}/cores={k}/{}/r{r}", imp.0, scenario.name, level.label()),
+                            implementation: imp.0.clone(),
+                            scenario: scenario.name.clone(),
+                            cores: k,
+                            server_cpus: server_cpus.clone(),
+                            generator_cpus: generator_cpus.clone(),
+                            shared,
+                            level: level.label(),
+                            connections,
+                            rate,
+                            repeat: r,
+                            warmup_s: load.warmup_s,
+                            duration_s: load.duration_s,
+                            requests: load.requests,
+                            timeout_s: load.timeout_s,
+                            env: load.env.clone(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if let Some(&k) = cores.iter().find(|&&k| split_cpus(inputs.cpus, k).2) {
+        notes.push(format!(
+            "with {k} server core(s) on this {}-CPU machine the load generator shares the server's CPUs; \
+             its CPU use is recorded and points it limited are flagged",
+            inputs.cpus.len()
+        ));
+    }
+    Ok(Plan {
+        profile: inputs.profile_name.to_string(),
+        description: profile.description.clone(),
+        implementations: implementations.into_iter().map(|i| i.0).collect(),
+        scenarios: scenarios.iter().map(|s| (s.name.clone(), s.description.clone())).collect(),
+        cores,
+        repeat,
+        verify: !args.no_verify,
+        points,
+        notes,
+    })
+}
+
+/// (name, available) in manifest order.
+fn pick_implementations(args: &RunArgs, inputs: &Inputs, notes: &mut Vec<String>) -> Result<Vec<(String, bool)>> {
+    let known: Vec<&str> = inputs.implementations.iter().map(|i| i.name()).collect();
+    let from_flag = !args.implementations.is_empty();
+    let asked = if from_flag { args.implementations.clone() } else { inputs.profile.implementations.clone() };
+    if let Some(name) = asked.iter().find(|n| !known.contains(&n.as_str())) {
+        let source = if from_flag { format!("--impl {name}") } else { format!("spec/profiles/{}.toml: implementation '{name}'", inputs.profile_name) };
+        bail!("{source}: no HTTP implementation by that name; known: {} (see `concur list`)", known.join(", "));
+    }
+    let chosen: Vec<(String, bool)> = inputs
+        .implementations
+        .iter()
+        .filter(|i| asked.is_empty() || asked.iter().any(|a| a == i.name()))
+        .map(|i| match i.availability() {
+            Availability::Present => (i.name().to_string(), true),
+            Availability::Missing(why) => {
+                notes.push(format!("{} is not measured: {why}", i.name()));
+                (i.name().to_string(), false)
+            }
+        })
+        .collect();
+    if !chosen.iter().any(|i| i.1) {
+        let names: Vec<&str> = chosen.iter().map(|i| i.0.as_str()).collect();
+        bail!("no implementation to measure: {} lack(s) a toolchain here (see `concur list`; `make setup` installs them)", names.join(", "));
+    }
+    Ok(chosen)
+}
+
+fn pick_scenarios<'a>(args: &RunArgs, inputs: &'a Inputs) -> Result<Vec<&'a ScenarioInfo>> {
+    let known: Vec<&str> = inputs.scenarios.iter().map(|s| s.name.as_str()).collect();
+    let from_flag = !args.scenario.is_empty();
+    let asked = if from_flag { args.scenario.clone() } else { inputs.profile.scenarios.clone() };
+    let unknown = |name: &String| !known.contains(&name.as_str());
+    if let Some(name) = inputs.profile.scenario.keys().find(|n| unknown(n)) {
+        bail!("spec/profiles/{}.toml: [scenario.{name}] names no scenario; known: {} (spec/scenarios/)", inputs.profile_name, known.join(", "));
+    }
+    if let Some(name) = asked.iter().find(|n| unknown(n)) {
+        let source = if from_flag { format!("--scenario {name}") } else { format!("spec/profiles/{}.toml: scenario '{name}'", inputs.profile_name) };
+        bail!("{source}: no scenario by that name; known: {} (spec/scenarios/)", known.join(", "));
+    }
+    if asked.is_empty() {
+        return Ok(inputs.scenarios.iter().collect());
+    }
+    Ok(asked.iter().filter_map(|name| inputs.scenarios.iter().find(|s| &s.name == name)).collect())
+}
+
+fn pick_cores(args: &RunArgs, profile: &Profile, cpus: &[usize], notes: &mut Vec<String>) -> Result<Vec<u32>> {
+    let asked = if args.cores.is_empty() { profile.cores.clone() } else { args.cores.clone() };
+    if asked.contains(&0) {
+        bail!("--cores 0: core counts start at 1 (e.g. --cores 1,2)");
+    }
+    let mut cores: Vec<u32> = Vec::new();
+    for k in asked {
+        if !cores.contains(&k) {
+            cores.push(k);
+        }
+    }
+    let (fit, over): (Vec<u32>, Vec<u32>) = cores.into_iter().partition(|&k| k as usize <= cpus.len());
+    if !over.is_empty() {
+        let list: Vec<String> = over.iter().map(u32::to_string).collect();
+        notes.push(format!("cores {} skipped: this machine gives concur {} CPU(s)", list.join(", "), cpus.len()));
+    }
+    if fit.is_empty() {
+        bail!("--cores: every core count asked for is above the {} CPU(s) here (e.g. --cores 1,{})", cpus.len(), cpus.len());
+    }
+    Ok(fit)
+}
+
+/// Server CPUs 0..k-1 of the available ones, the generator gets the rest
+/// (or shares the server's when none are left).
+pub fn split_cpus(cpus: &[usize], k: u32) -> (Vec<usize>, Vec<usize>, bool) {
+    let k = (k as usize).min(cpus.len());
+    let server = cpus[..k].to_vec();
+    let rest = cpus[k..].to_vec();
+    if rest.is_empty() { (server.clone(), server, true) } else { (server, rest, false) }
+}
+
+struct Resolved {
+    levels: Vec<Level>,
+    warmup_s: f64,
+    duration_s: Option<f64>,
+    requests: Option<u64>,
+    timeout_s: f64,
+    env: BTreeMap<String, String>,
+}
+
+/// Flags over the scenario's profile section over the profile's `[load]` over the scenario file.
+fn settings_for(args: &RunArgs, profile: &Profile, scenario: &ScenarioInfo) -> Result<Resolved> {
+    let base = Load { env: Some(profile.env.clone()), ..Load::default() };
+    let load = profile.scenario.get(&scenario.name).cloned().unwrap_or_default().over(&profile.load.over(&base));
+    let secs = |v: &Option<String>| v.as_deref().map(super::parse_seconds).transpose().map_err(anyhow::Error::msg);
+    let levels = if !args.connections.is_empty() {
+        args.connections.iter().map(|&c| Level::Connections(c)).collect()
+    } else if !args.rate.is_empty() {
+        args.rate.iter().map(|&r| Level::Rate(r)).collect()
+    } else if let Some(c) = &load.connections {
+        c.iter().map(|&c| Level::Connections(c)).collect()
+    } else if let Some(c) = &load.connections_per_core {
+        c.iter().map(|&c| Level::PerCore(c)).collect()
+    } else if let Some(r) = &load.rate {
+        r.iter().map(|&r| Level::Rate(r)).collect()
+    } else {
+        vec![Level::Connections(scenario.connections)]
+    };
+    if args.connections.contains(&0) || args.rate.contains(&0) {
+        bail!("-c/-R 0: a load level must be above 0 (e.g. -c 50)");
+    }
+    let (duration_s, requests) = match (args.duration, args.requests) {
+        (Some(d), _) => (Some(d), None),
+        (None, Some(0)) => bail!("-n 0: a point needs at least one request (e.g. -n 10000)"),
+        (None, Some(n)) => (None, Some(n)),
+        (None, None) => match (secs(&load.duration)?, load.requests) {
+            (Some(d), _) => (Some(d), None),
+            (None, Some(n)) => (None, Some(n)),
+            (None, None) => (scenario.duration_s.or(if scenario.requests.is_some() { None } else { Some(10.0) }), scenario.requests),
+        },
+    };
+    if duration_s.is_some_and(|d| d <= 0.0) {
+        bail!("-d/--duration must be above 0 (e.g. -d 10s)");
+    }
+    Ok(Resolved {
+        levels,
+        warmup_s: args.warmup.map_or_else(|| secs(&load.warmup).map(|w| w.unwrap_or(1.0)), Ok)?,
+        duration_s,
+        requests,
+        timeout_s: args.timeout.or(secs(&load.timeout)?).or(scenario.timeout_s).unwrap_or(10.0),
+        env: load.env.unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;

@@ -1,0 +1,142 @@
+//! Planning from flags and profiles: the matrix, its order, the CPU split,
+//! the precedence of flags over profile over scenario, and a message naming
+//! the flag and the fix for every bad value.
+
+use super::*;
+use crate::cli::{Cli, Command};
+use crate::impls::{Implementation, manifest};
+use clap::Parser;
+use std::path::{Path, PathBuf};
+
+fn args(flags: &[&str]) -> RunArgs {
+    let argv = ["concur", "run"].iter().chain(flags);
+    match Cli::try_parse_from(argv).unwrap().command {
+        Command::Run(a) => a,
+        _ => unreachable!(),
+    }
+}
+
+fn imp(name: &str, tool: &str) -> Implementation {
+    let text = format!(
+        "name = \"{name}\"\nlanguage = \"L\"\nruntime = \"R\"\nversion = \"true\"\nframework = \"none\"\nmodel = \"event-loop\"\n[requires]\ncommands = [\"{tool}\"]\n[start]\ncommand = \"./s\"\n"
+    );
+    Implementation { kind: "http".into(), dir: PathBuf::from(name), manifest: manifest::parse(Path::new("m"), &text, name).unwrap() }
+}
+
+fn scenario(name: &str, connections: u32, duration_s: Option<f64>, requests: Option<u64>) -> ScenarioInfo {
+    ScenarioInfo { name: name.into(), description: format!("{name} d"), connections, duration_s, requests, timeout_s: Some(30.0) }
+}
+
+const PROFILE: &str = r#"
+description = "test"
+cores = [1, 2, 4]
+repeat = 2
+[load]
+warmup = "1s"
+duration = "3s"
+[env]
+CONCUR_BCRYPT_COST = "10"
+[scenario.password]
+connections_per_core = [2]
+env = { CONCUR_BCRYPT_COST = "4" }
+"#;
+
+fn plan(flags: &[&str]) -> anyhow::Result<Plan> {
+    plan_with(flags, PROFILE, &[0, 1])
+}
+
+fn plan_with(flags: &[&str], profile: &str, cpus: &[usize]) -> anyhow::Result<Plan> {
+    let profile = super::super::profile::parse("spec/profiles/test.toml", profile).unwrap();
+    let imps = [imp("go", "sh"), imp("node", "sh"), imp("java", "no-such-tool-xyz")];
+    let scenarios = [scenario("hello", 150, Some(30.0), None), scenario("page", 100, None, Some(10_000)), scenario("password", 128, Some(60.0), None)];
+    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, cpus };
+    resolve(&args(flags), &inputs)
+}
+
+fn err(flags: &[&str]) -> String {
+    plan(flags).unwrap_err().to_string()
+}
+
+#[test]
+fn the_matrix_is_repeat_scenario_cores_level_then_implementation() {
+    let p = plan(&[]).unwrap();
+    // 2 repeats × 3 scenarios × 2 cores (4 is above 2 CPUs) × 1 level × 2 available implementations.
+    assert_eq!(p.points.len(), 24);
+    let keys: Vec<&str> = p.points.iter().take(5).map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["go/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r1", "go/hello/cores=2/c=150/r1", "node/hello/cores=2/c=150/r1", "go/page/cores=1/c=100/r1"]);
+    assert_eq!(p.points[12].repeat, 2);
+    assert_eq!(p.implementations, ["go", "node", "java"]);
+    assert!(p.notes.iter().any(|n| n.starts_with("java is not measured: no-such-tool-xyz not on PATH")), "{:?}", p.notes);
+    assert!(p.notes.iter().any(|n| n == "cores 4 skipped: this machine gives concur 2 CPU(s)"), "{:?}", p.notes);
+}
+
+#[test]
+fn the_server_gets_the_first_cpus_and_the_generator_the_rest_or_a_share() {
+    let p = plan(&["--scenario", "hello", "--impl", "go"]).unwrap();
+    let (one, two) = (&p.points[0], &p.points[1]);
+    assert_eq!((one.server_cpus.clone(), one.generator_cpus.clone(), one.shared), (vec![0], vec![1], false));
+    assert_eq!((two.server_cpus.clone(), two.generator_cpus.clone(), two.shared), (vec![0, 1], vec![0, 1], true));
+    assert!(p.notes.iter().any(|n| n.contains("shares the server's CPUs")));
+    assert_eq!(split_cpus(&[2, 3, 5, 7], 2), (vec![2, 3], vec![5, 7], false));
+}
+
+#[test]
+fn profile_over_scenario_defaults_and_flags_over_both() {
+    let p = plan(&["--impl", "go", "--cores", "1"]).unwrap();
+    let hello = &p.points[0];
+    assert_eq!((hello.connections, hello.duration_s, hello.warmup_s, hello.timeout_s), (150, Some(3.0), 1.0, 30.0));
+    assert_eq!(hello.env["CONCUR_BCRYPT_COST"], "10");
+    let password = p.points.iter().find(|p| p.scenario == "password").unwrap();
+    assert_eq!((password.connections, password.level.as_str()), (2, "c=2/core"));
+    assert_eq!(password.env["CONCUR_BCRYPT_COST"], "4");
+
+    let p = plan(&["--impl", "go", "--cores", "2", "-c", "10,20", "-d", "500ms", "--warmup", "0", "--repeat", "1"]).unwrap();
+    assert_eq!(p.points.len(), 6);
+    assert!(p.points.iter().all(|p| p.duration_s == Some(0.5) && p.warmup_s == 0.0 && p.requests.is_none()));
+    assert_eq!(p.points.iter().map(|p| p.connections).collect::<Vec<_>>(), [10, 20, 10, 20, 10, 20]);
+}
+
+#[test]
+fn a_count_scenario_keeps_its_count_unless_told_otherwise() {
+    let bare = "description = \"d\"\ncores = [1]\n";
+    let p = plan_with(&["--scenario", "page", "--impl", "go"], bare, &[0, 1]).unwrap();
+    assert_eq!((p.points[0].requests, p.points[0].duration_s, p.points[0].connections), (Some(10_000), None, 100));
+    let p = plan_with(&["--scenario", "page", "--impl", "go", "-d", "2s"], bare, &[0, 1]).unwrap();
+    assert_eq!((p.points[0].requests, p.points[0].duration_s), (None, Some(2.0)));
+    let p = plan_with(&["--scenario", "hello", "--impl", "go", "-n", "500"], bare, &[0, 1]).unwrap();
+    assert_eq!((p.points[0].requests, p.points[0].duration_s), (Some(500), None));
+}
+
+#[test]
+fn an_open_loop_level_keeps_the_scenario_connections() {
+    let p = plan(&["--impl", "go", "--scenario", "hello", "--cores", "1", "-R", "1000,2000"]).unwrap();
+    let levels: Vec<(&str, Option<u32>, u32)> = p.points.iter().map(|p| (p.level.as_str(), p.rate, p.connections)).collect();
+    assert_eq!(levels, [("R=1000", Some(1000), 150), ("R=2000", Some(2000), 150), ("R=1000", Some(1000), 150), ("R=2000", Some(2000), 150)]);
+}
+
+#[test]
+fn bad_flags_name_the_flag_and_the_fix() {
+    assert_eq!(err(&["--cores", "0"]), "--cores 0: core counts start at 1 (e.g. --cores 1,2)");
+    assert_eq!(err(&["--cores", "8,16"]), "--cores: every core count asked for is above the 2 CPU(s) here (e.g. --cores 1,2)");
+    assert_eq!(err(&["--repeat", "0"]), "--repeat 0: every point needs at least one measurement (e.g. --repeat 3)");
+    assert_eq!(err(&["--impl", "rust"]), "--impl rust: no HTTP implementation by that name; known: go, node, java (see `concur list`)");
+    assert_eq!(err(&["--scenario", "nope"]), "--scenario nope: no scenario by that name; known: hello, page, password (spec/scenarios/)");
+    assert_eq!(err(&["-c", "0"]), "-c/-R 0: a load level must be above 0 (e.g. -c 50)");
+    assert_eq!(err(&["-n", "0"]), "-n 0: a point needs at least one request (e.g. -n 10000)");
+    assert!(err(&["--impl", "java"]).starts_with("no implementation to measure: java lack(s) a toolchain here"));
+}
+
+#[test]
+fn a_profile_naming_an_unknown_scenario_is_refused() {
+    let bad = "description = \"d\"\ncores = [1]\n[scenario.helo]\nconnections = [1]\n";
+    let e = plan_with(&[], bad, &[0, 1]).unwrap_err().to_string();
+    assert_eq!(e, "spec/profiles/test.toml: [scenario.helo] names no scenario; known: hello, page, password (spec/scenarios/)");
+}
+
+#[test]
+fn the_plan_key_changes_with_what_is_measured_only() {
+    let a = plan(&["--impl", "go"]).unwrap();
+    assert_eq!(a.key(), plan(&["--impl", "go"]).unwrap().key());
+    assert_ne!(a.key(), plan(&["--impl", "go", "-d", "4s"]).unwrap().key());
+    assert_ne!(a.key(), plan(&["--impl", "go", "--no-verify"]).unwrap().key());
+}

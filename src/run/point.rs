@@ -1,0 +1,90 @@
+//! Measuring one point: a fresh server pinned to its CPUs, readiness,
+//! warm-up (not recorded), the measurement with the server's process tree
+//! sampled alongside, then the whole tree stopped. A point that cannot be
+//! measured is still a record, with the reason, so the report shows it.
+
+use super::drive::{self, Phase};
+use super::plan::PointSpec;
+use super::sampler::Sampler;
+use super::{interrupt, usage};
+use crate::impls::Implementation;
+use crate::load::LoadReport;
+use crate::server::{self, Launch, Server};
+use crate::store::PointRecord;
+use anyhow::Result;
+use std::path::Path;
+use std::time::Duration;
+
+/// How often the server's process tree is sampled.
+const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+/// Longest wait for a fresh server to answer `GET /`.
+const READY_TIMEOUT: Duration = Duration::from_secs(90);
+/// SIGTERM to SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// Measures one point; `None` when a stop was asked for (the point is not kept).
+pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path) -> Option<PointRecord> {
+    let mut point = blank(spec);
+    let log = log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
+    let result = start(root, imp, spec, &log).and_then(|mut server| {
+        let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| load_phases(root, spec, &mut server, &mut point));
+        server.stop(STOP_GRACE);
+        outcome
+    });
+    if interrupt::stopping() {
+        return None;
+    }
+    if let Err(e) = result {
+        point.error = Some(format!("{e:#}"));
+    }
+    Some(point)
+}
+
+fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path) -> Result<Server> {
+    let env = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let launch = Launch { port: server::free_port()?, cores: spec.cores, env, cpus: Some(spec.server_cpus.clone()), log: Some(log.to_path_buf()) };
+    Server::start(imp, root, &launch)
+}
+
+/// Warm-up, then the sampled measurement; fills `point`.
+fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord) -> Result<()> {
+    let port = server.addr.port();
+    if spec.warmup_s > 0.0 {
+        drive::run(&drive::plan(root, spec, port, Phase::Warmup)?).map_err(|e| e.context("during the warm-up"))?;
+        alive(server, "warm-up")?;
+    }
+    let plan = drive::plan(root, spec, port, Phase::Measure)?;
+    let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone());
+    let report = drive::run(&plan);
+    let samples = sampler.finish();
+    let report: LoadReport = report?;
+    drive::fill(point, &report);
+    point.server = usage::server(samples, report.elapsed_s, spec.cores);
+    point.generator = usage::generator(spec.generator_cpus.clone(), spec.shared, drive::generator_cpu_seconds(&report), report.elapsed_s, point.server.cpu_seconds);
+    alive(server, "measurement")
+}
+
+fn alive(server: &mut Server, phase: &str) -> Result<()> {
+    if server.is_running() {
+        return Ok(());
+    }
+    anyhow::bail!("the server exited during the {phase}{}", server.log_tail())
+}
+
+/// A record with the point's identity and nothing measured yet.
+fn blank(spec: &PointSpec) -> PointRecord {
+    PointRecord {
+        key: spec.key.clone(),
+        implementation: spec.implementation.clone(),
+        scenario: spec.scenario.clone(),
+        cores: spec.cores,
+        connections: spec.connections,
+        rate: spec.rate,
+        level: spec.level.clone(),
+        repeat: spec.repeat,
+        started_at: super::env::now_rfc3339(),
+        warmup_s: spec.warmup_s,
+        generator: crate::store::GeneratorUsage { cpus: spec.generator_cpus.clone(), shared: spec.shared, ..Default::default() },
+        ..PointRecord::default()
+    }
+}

@@ -1,0 +1,176 @@
+//! Named profiles (`spec/profiles/<name>.toml`): a sweep written down once,
+//! so that `concur run --profile thesis` reproduces a seed's set-up. Only
+//! parsing and validation live here; `plan` combines a profile with flags.
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One profile file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// One sentence for `--list-profiles` and the report.
+    pub description: String,
+    /// Implementation names; empty means every HTTP implementation.
+    #[serde(default)]
+    pub implementations: Vec<String>,
+    /// Scenario names; empty means every scenario.
+    #[serde(default)]
+    pub scenarios: Vec<String>,
+    /// Server core counts; those above this machine's CPUs are skipped with a note.
+    pub cores: Vec<u32>,
+    #[serde(default = "one")]
+    pub repeat: u32,
+    /// Load settings of every scenario.
+    #[serde(default)]
+    pub load: Load,
+    /// Extra server environment, e.g. `CONCUR_BCRYPT_COST = "10"`.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Per-scenario overrides of `load`.
+    #[serde(default)]
+    pub scenario: BTreeMap<String, Load>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Load settings; anything left out falls back to the profile's `[load]`,
+/// then to the scenario file's own default.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Load {
+    /// Closed-loop levels: connections.
+    pub connections: Option<Vec<u32>>,
+    /// Closed-loop levels that scale with the server: connections per server core (thesis: 1 and 2 clients per CPU).
+    pub connections_per_core: Option<Vec<u32>>,
+    /// Open-loop levels: requests per second.
+    pub rate: Option<Vec<u32>>,
+    pub warmup: Option<String>,
+    pub duration: Option<String>,
+    /// A fixed request count instead of a duration (ab's -n).
+    pub requests: Option<u64>,
+    pub timeout: Option<String>,
+    /// Extra server environment for this scenario only.
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+impl Load {
+    /// `self` with the fields it leaves out taken from `base`.
+    pub fn over(&self, base: &Load) -> Load {
+        let levels_set = self.connections.is_some() || self.connections_per_core.is_some() || self.rate.is_some();
+        let mut env = base.env.clone().unwrap_or_default();
+        env.extend(self.env.clone().unwrap_or_default());
+        Load {
+            connections: if levels_set { self.connections.clone() } else { base.connections.clone() },
+            connections_per_core: if levels_set { self.connections_per_core.clone() } else { base.connections_per_core.clone() },
+            rate: if levels_set { self.rate.clone() } else { base.rate.clone() },
+            warmup: self.warmup.clone().or_else(|| base.warmup.clone()),
+            duration: if self.requests.is_some() { None } else { self.duration.clone().or_else(|| base.duration.clone()) },
+            requests: if self.duration.is_some() { None } else { self.requests.or(base.requests) },
+            timeout: self.timeout.clone().or_else(|| base.timeout.clone()),
+            env: Some(env),
+        }
+    }
+}
+
+/// The folder holding the profiles.
+pub fn dir(root: &Path) -> std::path::PathBuf {
+    root.join("spec/profiles")
+}
+
+/// Names of the profiles in `spec/profiles/`, sorted.
+pub fn names(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir(root))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_string_lossy().strip_suffix(".toml").map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Reads `spec/profiles/<name>.toml`.
+pub fn load(root: &Path, name: &str) -> Result<Profile> {
+    let path = dir(root).join(format!("{name}.toml"));
+    if !path.is_file() {
+        let known = names(root);
+        bail!("--profile {name}: there is no spec/profiles/{name}.toml; known profiles: {}", if known.is_empty() { "none".into() } else { known.join(", ") });
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    parse(&format!("spec/profiles/{name}.toml"), &text)
+}
+
+/// Parses one profile; `shown` names the file in errors.
+pub fn parse(shown: &str, text: &str) -> Result<Profile> {
+    let profile: Profile = toml::from_str(text).map_err(|e| anyhow::anyhow!("{shown}: {}", e.message().trim()))?;
+    if profile.cores.is_empty() || profile.cores.contains(&0) {
+        bail!("{shown}: 'cores' must list core counts of at least 1 (e.g. cores = [1, 2])");
+    }
+    if profile.repeat == 0 {
+        bail!("{shown}: 'repeat' must be at least 1 (e.g. repeat = 3)");
+    }
+    for (scenario, load) in std::iter::once(("load", &profile.load)).chain(profile.scenario.iter().map(|(k, v)| (k.as_str(), v))) {
+        check_load(shown, scenario, load)?;
+    }
+    Ok(profile)
+}
+
+fn check_load(shown: &str, section: &str, load: &Load) -> Result<()> {
+    let levels = [load.connections.is_some(), load.connections_per_core.is_some(), load.rate.is_some()];
+    if levels.iter().filter(|x| **x).count() > 1 {
+        bail!("{shown}: [{section}] sets more than one of connections, connections_per_core and rate; keep one");
+    }
+    if load.duration.is_some() && load.requests.is_some() {
+        bail!("{shown}: [{section}] sets both duration and requests; keep one");
+    }
+    for (field, value) in [("warmup", &load.warmup), ("duration", &load.duration), ("timeout", &load.timeout)] {
+        if let Some(v) = value {
+            super::parse_seconds(v).map_err(|e| anyhow::anyhow!("{shown}: [{section}] '{field}': {e}"))?;
+        }
+    }
+    let zero = |v: &Option<Vec<u32>>| v.as_ref().is_some_and(|l| l.is_empty() || l.contains(&0));
+    if zero(&load.connections) || zero(&load.connections_per_core) || zero(&load.rate) {
+        bail!("{shown}: [{section}] load levels must be non-empty lists of numbers above 0 (e.g. connections = [50])");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_overrides_fall_back_to_the_profile() {
+        let p = parse(
+            "p.toml",
+            "description = \"d\"\ncores = [1]\n[load]\nconnections = [50]\nduration = \"5s\"\nwarmup = \"1s\"\n[scenario.page]\nrequests = 100\nconnections_per_core = [2]\n",
+        )
+        .unwrap();
+        let page = p.scenario["page"].over(&p.load);
+        assert_eq!((page.connections, page.connections_per_core.clone()), (None, Some(vec![2])));
+        assert_eq!((page.duration, page.requests, page.warmup.as_deref()), (None, Some(100), Some("1s")));
+    }
+
+    #[test]
+    fn a_misspelt_field_names_the_file() {
+        let err = parse("spec/profiles/x.toml", "description = \"d\"\ncores = [1]\nrepeats = 3\n").unwrap_err().to_string();
+        assert!(err.starts_with("spec/profiles/x.toml: unknown field `repeats`"), "{err}");
+    }
+
+    #[test]
+    fn two_kinds_of_level_are_refused() {
+        let err = parse("x.toml", "description = \"d\"\ncores = [1]\n[scenario.hello]\nconnections = [1]\nrate = [5]\n").unwrap_err().to_string();
+        assert!(err.contains("[hello] sets more than one"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_duration_names_section_and_field() {
+        let err = parse("x.toml", "description = \"d\"\ncores = [1]\n[load]\nduration = \"5 parsecs\"\n").unwrap_err().to_string();
+        assert!(err.contains("[load] 'duration'") && err.contains("5 parsecs"), "{err}");
+    }
+}

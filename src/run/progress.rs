@@ -1,0 +1,158 @@
+//! Progress of a sweep: which point, how many are left and an estimate of
+//! the time left, redrawn every second on one line of a terminal and silent
+//! otherwise. The estimate scales the planned time of the points left by how
+//! long the finished ones really took (start-up and stop included).
+
+use super::plan::PointSpec;
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct Progress {
+    total: usize,
+    done: usize,
+    planned_done_s: f64,
+    actual_done_s: f64,
+    planned_left_s: f64,
+    /// What the ticker redraws; `None` when not on a terminal.
+    shown: Option<Arc<Mutex<Option<Shown>>>>,
+}
+
+/// The line without its estimate, the estimate in seconds, and since when.
+type Shown = (String, f64, Instant);
+
+/// Start-up, readiness and stop of a server, before any point has shown how long they take.
+const OVERHEAD_GUESS_S: f64 = 2.0;
+
+impl Progress {
+    /// Progress over `pending`, the points still to measure.
+    pub fn new(pending: &[&PointSpec]) -> Progress {
+        let shown = std::io::stderr().is_terminal().then(|| {
+            let shown: Arc<Mutex<Option<Shown>>> = Arc::default();
+            let ticker = Arc::clone(&shown);
+            std::thread::spawn(move || loop {
+                std::thread::sleep(Duration::from_secs(1));
+                if let Some((head, eta, since)) = ticker.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                    draw(&format!("{head}{}", clock(eta - since.elapsed().as_secs_f64())));
+                }
+            });
+            shown
+        });
+        Progress {
+            total: pending.len(),
+            done: 0,
+            planned_done_s: 0.0,
+            actual_done_s: 0.0,
+            planned_left_s: pending.iter().map(|p| p.expected_s()).sum(),
+            shown,
+        }
+    }
+
+    /// Shows the point about to be measured.
+    pub fn begin(&self, spec: &PointSpec) {
+        if let Some(shown) = &self.shown {
+            let (head, eta) = (self.head(spec), self.eta_s(self.total - self.done));
+            draw(&format!("{head}{}", clock(eta)));
+            *shown.lock().unwrap_or_else(|e| e.into_inner()) = Some((head, eta, Instant::now()));
+        }
+    }
+
+    /// Records that `spec` took `took`; clears the line so results print cleanly.
+    pub fn end(&mut self, spec: &PointSpec, took: Duration) {
+        self.done += 1;
+        self.planned_done_s += spec.expected_s();
+        self.actual_done_s += took.as_secs_f64();
+        self.planned_left_s = (self.planned_left_s - spec.expected_s()).max(0.0);
+        if let Some(shown) = &self.shown {
+            *shown.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            draw("");
+        }
+    }
+
+    /// `[3/24] go-nethttp · hello · cores=1 · c=50 · #1 — 21 left, about 4m10s`
+    #[cfg(test)]
+    fn line(&self, spec: &PointSpec) -> String {
+        format!("{}{}", self.head(spec), clock(self.eta_s(self.total - self.done)))
+    }
+
+    fn head(&self, spec: &PointSpec) -> String {
+        let left = self.total - self.done;
+        format!(
+            "[{}/{}] {} · {} · cores={} · {} · #{} — {} left, about ",
+            self.done + 1,
+            self.total,
+            spec.implementation,
+            spec.scenario,
+            spec.cores,
+            spec.level,
+            spec.repeat,
+            left,
+        )
+    }
+
+    /// Seconds left for `left` points, this one included.
+    fn eta_s(&self, left: usize) -> f64 {
+        if self.done == 0 || self.planned_done_s <= 0.0 {
+            return self.planned_left_s + OVERHEAD_GUESS_S * left as f64;
+        }
+        self.planned_left_s * (self.actual_done_s / self.planned_done_s)
+    }
+}
+
+/// Replaces the terminal's current line.
+fn draw(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "\r\x1b[2K{text}");
+    let _ = err.flush();
+}
+
+/// `4m10s`, `1h02m`, `35s`.
+pub fn clock(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(d: f64) -> PointSpec {
+        PointSpec {
+            key: "k".into(),
+            implementation: "go".into(),
+            scenario: "hello".into(),
+            cores: 1,
+            server_cpus: vec![0],
+            generator_cpus: vec![1],
+            shared: false,
+            level: "c=50".into(),
+            connections: 50,
+            rate: None,
+            repeat: 1,
+            warmup_s: 1.0,
+            duration_s: Some(d),
+            requests: None,
+            timeout_s: 10.0,
+            env: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_estimate_learns_from_finished_points() {
+        let (a, b, c) = (spec(9.0), spec(9.0), spec(4.0));
+        let mut p = Progress::new(&[&a, &b, &c]);
+        assert_eq!(p.line(&a), "[1/3] go · hello · cores=1 · c=50 · #1 — 3 left, about 31s");
+        // The first point took 15 s for 10 planned: the 15 s planned left become 22.5 s.
+        p.end(&a, Duration::from_secs(15));
+        assert_eq!(p.line(&b), "[2/3] go · hello · cores=1 · c=50 · #1 — 2 left, about 23s");
+    }
+
+    #[test]
+    fn clocks_read_naturally() {
+        assert_eq!((clock(35.4), clock(250.0), clock(3720.0)), ("35s".into(), "4m10s".into(), "1h02m".into()));
+    }
+}

@@ -1,0 +1,80 @@
+//! Samples the server's whole process tree (every process of its group:
+//! cluster workers, the BEAM's helpers) a few times a second while a point is
+//! measured, on a thread pinned to the generator's CPUs.
+
+use crate::server::procstat::sample_group;
+use crate::store::UsageSample;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A running sampler; [`Sampler::finish`] stops it and returns its samples.
+pub struct Sampler {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Vec<UsageSample>>,
+}
+
+impl Sampler {
+    /// Starts sampling group `pgid` every `every`; CPU time counts from now.
+    pub fn start(pgid: i32, every: Duration, cpus: Vec<usize>) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let handle = std::thread::spawn(move || {
+            let _ = super::cpus::pin_current_thread(&cpus);
+            let started = Instant::now();
+            let base = sample_group(pgid).cpu_seconds;
+            let take = || {
+                let s = sample_group(pgid);
+                UsageSample { t_ms: started.elapsed().as_millis() as u64, cpu_seconds: (s.cpu_seconds - base).max(0.0), rss_bytes: s.rss_bytes, processes: s.processes }
+            };
+            let mut samples = vec![take()];
+            while !flag.load(Ordering::Relaxed) {
+                let next = every.saturating_sub(started.elapsed().saturating_sub(every * (samples.len() as u32 - 1)));
+                sleep_unless(&flag, next);
+                samples.push(take());
+            }
+            samples
+        });
+        Sampler { stop, handle }
+    }
+
+    /// Stops sampling, taking one last sample.
+    pub fn finish(self) -> Vec<UsageSample> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+/// Sleeps `total` in short steps so that a stop is seen quickly.
+fn sleep_unless(flag: &AtomicBool, total: Duration) {
+    let until = Instant::now() + total;
+    while !flag.load(Ordering::Relaxed) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_our_own_group_until_finished() {
+        // SAFETY: getpgrp has no preconditions.
+        let pgid = unsafe { libc::getpgrp() };
+        let sampler = Sampler::start(pgid, Duration::from_millis(30), super::super::cpus::available());
+        let spin = Instant::now();
+        while spin.elapsed() < Duration::from_millis(150) {
+            std::hint::black_box(0u64);
+        }
+        let samples = sampler.finish();
+        assert!(samples.len() >= 3, "{samples:?}");
+        assert!(samples.iter().all(|s| s.rss_bytes > 0 && s.processes >= 1));
+        assert!(samples.last().unwrap().cpu_seconds > 0.0, "{samples:?}");
+        assert!(samples.windows(2).all(|w| w[0].t_ms <= w[1].t_ms));
+    }
+}

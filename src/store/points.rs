@@ -1,0 +1,212 @@
+//! Rows of the `points` table: summary numbers as columns (so the file can be
+//! queried with plain SQL), lists and maps as JSON text.
+
+use super::json_err;
+use super::types::*;
+use rusqlite::{Connection, Row, named_params};
+
+const COLUMNS: &str = "key, implementation, scenario, cores, connections, rate, level, repeat, started_at, warmup_s, duration_s, error,
+    requests, successes, errors_total, errors,
+    lat_count, lat_min_us, lat_mean_us, lat_stdev_us, lat_p50_us, lat_p75_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, histogram,
+    steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes, processes_max, server_samples,
+    gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report";
+
+pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result<()> {
+    let (l, s, g) = (&p.latency, &p.server, &p.generator);
+    let sql = format!(
+        "INSERT INTO points (run_id, {COLUMNS}) VALUES (:run_id, :key, :implementation, :scenario, :cores, :connections, :rate, :level, :repeat,
+            :started_at, :warmup_s, :duration_s, :error, :requests, :successes, :errors_total, :errors,
+            :lat_count, :lat_min_us, :lat_mean_us, :lat_stdev_us, :lat_p50_us, :lat_p75_us, :lat_p90_us, :lat_p99_us, :lat_p999_us, :lat_max_us, :histogram,
+            :steps, :timeline, :server_cpu_s, :server_cpu_util, :rss_peak_bytes, :rss_mean_bytes, :processes_max, :server_samples,
+            :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report)"
+    );
+    conn.execute(
+        &sql,
+        named_params! {
+            ":run_id": run_id, ":key": p.key, ":implementation": p.implementation, ":scenario": p.scenario,
+            ":cores": p.cores, ":connections": p.connections, ":rate": p.rate, ":level": p.level, ":repeat": p.repeat,
+            ":started_at": p.started_at, ":warmup_s": p.warmup_s, ":duration_s": p.duration_s, ":error": p.error,
+            ":requests": p.requests as i64, ":successes": p.successes as i64, ":errors_total": p.errors_total as i64,
+            ":errors": serde_json::to_string(&p.errors)?,
+            ":lat_count": l.count as i64, ":lat_min_us": l.min_us as i64, ":lat_mean_us": l.mean_us, ":lat_stdev_us": l.stdev_us,
+            ":lat_p50_us": l.p50_us as i64, ":lat_p75_us": l.p75_us as i64, ":lat_p90_us": l.p90_us as i64, ":lat_p99_us": l.p99_us as i64,
+            ":lat_p999_us": l.p999_us as i64, ":lat_max_us": l.max_us as i64, ":histogram": l.histogram,
+            ":steps": serde_json::to_string(&p.steps)?, ":timeline": serde_json::to_string(&p.timeline)?,
+            ":server_cpu_s": s.cpu_seconds, ":server_cpu_util": s.cpu_util, ":rss_peak_bytes": s.rss_peak_bytes as i64,
+            ":rss_mean_bytes": s.rss_mean_bytes as i64, ":processes_max": s.processes_max, ":server_samples": serde_json::to_string(&s.samples)?,
+            ":gen_cpus": serde_json::to_string(&g.cpus)?, ":gen_shared": g.shared, ":gen_cpu_s": g.cpu_seconds, ":gen_cpu_util": g.cpu_util,
+            ":gen_saturated": g.saturated, ":warnings": serde_json::to_string(&p.warnings)?, ":load_report": p.load_report.as_ref().map(|v| v.to_string()),
+        },
+    )?;
+    Ok(())
+}
+
+pub fn load(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<PointRecord>> {
+    let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM points WHERE run_id = ?1 ORDER BY id"))?;
+    stmt.query_map([run_id], from_row)?.collect()
+}
+
+fn json<T: serde::de::DeserializeOwned>(r: &Row, col: &str) -> rusqlite::Result<T> {
+    let text: String = r.get(col)?;
+    serde_json::from_str(&text).map_err(json_err)
+}
+
+fn u64_col(r: &Row, col: &str) -> rusqlite::Result<u64> {
+    Ok(r.get::<_, i64>(col)?.max(0) as u64)
+}
+
+fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
+    let load_report: Option<String> = r.get("load_report")?;
+    Ok(PointRecord {
+        key: r.get("key")?,
+        implementation: r.get("implementation")?,
+        scenario: r.get("scenario")?,
+        cores: r.get("cores")?,
+        connections: r.get("connections")?,
+        rate: r.get("rate")?,
+        level: r.get("level")?,
+        repeat: r.get("repeat")?,
+        started_at: r.get("started_at")?,
+        warmup_s: r.get("warmup_s")?,
+        duration_s: r.get("duration_s")?,
+        error: r.get("error")?,
+        requests: u64_col(r, "requests")?,
+        successes: u64_col(r, "successes")?,
+        errors_total: u64_col(r, "errors_total")?,
+        errors: json(r, "errors")?,
+        latency: Latency {
+            count: u64_col(r, "lat_count")?,
+            min_us: u64_col(r, "lat_min_us")?,
+            mean_us: r.get("lat_mean_us")?,
+            stdev_us: r.get("lat_stdev_us")?,
+            p50_us: u64_col(r, "lat_p50_us")?,
+            p75_us: u64_col(r, "lat_p75_us")?,
+            p90_us: u64_col(r, "lat_p90_us")?,
+            p99_us: u64_col(r, "lat_p99_us")?,
+            p999_us: u64_col(r, "lat_p999_us")?,
+            max_us: u64_col(r, "lat_max_us")?,
+            histogram: r.get("histogram")?,
+        },
+        steps: json(r, "steps")?,
+        timeline: json(r, "timeline")?,
+        server: ServerUsage {
+            cpu_seconds: r.get("server_cpu_s")?,
+            cpu_util: r.get("server_cpu_util")?,
+            rss_peak_bytes: u64_col(r, "rss_peak_bytes")?,
+            rss_mean_bytes: u64_col(r, "rss_mean_bytes")?,
+            processes_max: r.get("processes_max")?,
+            samples: json(r, "server_samples")?,
+        },
+        generator: GeneratorUsage {
+            cpus: json(r, "gen_cpus")?,
+            shared: r.get("gen_shared")?,
+            cpu_seconds: r.get("gen_cpu_s")?,
+            cpu_util: r.get("gen_cpu_util")?,
+            saturated: r.get("gen_saturated")?,
+        },
+        warnings: json(r, "warnings")?,
+        load_report: load_report.map(|t| serde_json::from_str(&t)).transpose().map_err(json_err)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{RunInfo, RunStatus, Store};
+    use super::*;
+    use std::path::Path;
+
+    fn manifest() -> crate::impls::Manifest {
+        let text = "name = \"demo\"\nlanguage = \"Go\"\nruntime = \"Go\"\nversion = \"go version\"\nframework = \"net/http\"\nmodel = \"green-threads\"\n[start]\ncommand = \"./server\"\n[features]\nmultithreading = true\n";
+        crate::impls::manifest::parse(Path::new("demo/concur.toml"), text, "demo").unwrap()
+    }
+
+    fn run() -> RunInfo {
+        RunInfo {
+            id: 0,
+            started_at: "2025-01-02T03:04:05Z".into(),
+            finished_at: None,
+            status: RunStatus::Running,
+            profile: "quick".into(),
+            plan_key: "abc".into(),
+            plan: serde_json::json!({"points": 2}),
+            environment: Environment { cpu_model: "Test CPU".into(), logical_cpus: 2, ..Default::default() },
+            notes: vec!["cores 4 skipped".into()],
+        }
+    }
+
+    fn point(key: &str) -> PointRecord {
+        PointRecord {
+            key: key.into(),
+            implementation: "demo".into(),
+            scenario: "hello".into(),
+            cores: 2,
+            connections: 50,
+            rate: Some(1000),
+            level: "R=1000".into(),
+            repeat: 1,
+            duration_s: 5.0,
+            successes: 100,
+            requests: 103,
+            errors_total: 3,
+            errors: [("status 500".to_string(), 3)].into(),
+            latency: Latency { count: 100, p99_us: 1234, mean_us: 12.5, histogram: "HISTFAAA".into(), ..Default::default() },
+            steps: vec![StepRecord { name: "get".into(), successes: 100, ..Default::default() }],
+            timeline: vec![SecondRecord { requests: 20, errors: 1 }],
+            server: ServerUsage { rss_peak_bytes: 1 << 30, samples: vec![UsageSample { t_ms: 250, cpu_seconds: 0.2, rss_bytes: 5, processes: 3 }], ..Default::default() },
+            generator: GeneratorUsage { cpus: vec![0, 1], shared: true, saturated: true, cpu_util: 0.97, ..Default::default() },
+            warnings: vec!["rate not reached".into()],
+            load_report: Some(serde_json::json!({"version": 1})),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_run_with_points_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("sub/r.db")).unwrap();
+        let id = store.insert_run(&run()).unwrap();
+        let imp = ImplRecord { name: "demo".into(), status: ImplStatus::Failed, reason: Some("headers: no Date".into()), version: "go1".into(), manifest: manifest() };
+        store.put_implementation(id, &imp).unwrap();
+        store.insert_point(id, &point("a")).unwrap();
+        store.insert_point(id, &point("b")).unwrap();
+        store.set_run_status(id, RunStatus::Interrupted, Some("2025-01-02T04:00:00Z")).unwrap();
+
+        let data = Store::open_existing(&dir.path().join("sub/r.db")).unwrap().load_run(id).unwrap();
+        let mut expected = run();
+        expected.id = id;
+        expected.status = RunStatus::Interrupted;
+        expected.finished_at = Some("2025-01-02T04:00:00Z".into());
+        assert_eq!(data.run, expected);
+        assert_eq!(data.points, vec![point("a"), point("b")]);
+        assert_eq!(data.implementations[0].reason.as_deref(), Some("headers: no Date"));
+        assert_eq!(data.implementations[0].manifest.features.multithreading, Some(true));
+    }
+
+    #[test]
+    fn a_point_key_is_stored_once_per_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("r.db")).unwrap();
+        let id = store.insert_run(&run()).unwrap();
+        store.insert_point(id, &point("a")).unwrap();
+        assert!(store.insert_point(id, &point("a")).is_err());
+        assert_eq!(store.point_keys(id).unwrap(), ["a".to_string()].into());
+    }
+
+    #[test]
+    fn only_an_unfinished_run_with_the_same_plan_is_resumable() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("r.db")).unwrap();
+        let first = store.insert_run(&run()).unwrap();
+        store.set_run_status(first, RunStatus::Finished, None).unwrap();
+        assert!(store.resumable_run("abc").unwrap().is_none());
+        let second = store.insert_run(&run()).unwrap();
+        assert_eq!(store.resumable_run("abc").unwrap().map(|r| r.id), Some(second));
+        assert!(store.resumable_run("other").unwrap().is_none());
+    }
+
+    #[test]
+    fn reporting_on_a_missing_file_says_how_to_make_one() {
+        let err = Store::open_existing(Path::new("/nonexistent/concur.db")).err().unwrap().to_string();
+        assert!(err.contains("run `concur run` first"), "{err}");
+    }
+}

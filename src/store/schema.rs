@@ -1,0 +1,178 @@
+//! The database schema as a list of migrations. `PRAGMA user_version` holds
+//! how many have been applied; opening applies the missing ones in one
+//! transaction, and refuses a file written by a newer `concur` rather than
+//! misreading it. spec/RESULTS-DB.md documents the tables.
+
+use anyhow::{Context, Result, bail};
+use rusqlite::Connection;
+use std::path::Path;
+
+/// `PRAGMA application_id` of a Concur results database ("conc").
+pub const APPLICATION_ID: i32 = 0x636f_6e63;
+
+/// Migration N (1-based) brings a file from version N-1 to N. Never edit one
+/// that has shipped: add the next.
+pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION];
+
+const V1: &str = "
+CREATE TABLE runs (
+    id             INTEGER PRIMARY KEY,
+    started_at     TEXT NOT NULL,
+    finished_at    TEXT,
+    status         TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+    profile        TEXT NOT NULL,
+    plan_key       TEXT NOT NULL,
+    plan           TEXT NOT NULL,
+    concur_version TEXT NOT NULL,
+    git_commit     TEXT NOT NULL,
+    git_dirty      INTEGER NOT NULL,
+    cpu_model      TEXT NOT NULL,
+    logical_cpus   INTEGER NOT NULL,
+    kernel         TEXT NOT NULL,
+    os             TEXT NOT NULL,
+    memory_bytes   INTEGER NOT NULL,
+    toolchains     TEXT NOT NULL,
+    notes          TEXT NOT NULL
+);
+CREATE TABLE implementations (
+    run_id   INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name     TEXT NOT NULL,
+    status   TEXT NOT NULL CHECK (status IN ('verified', 'unverified', 'failed', 'unavailable')),
+    reason   TEXT,
+    version  TEXT NOT NULL,
+    manifest TEXT NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE points (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    key             TEXT NOT NULL,
+    implementation  TEXT NOT NULL,
+    scenario        TEXT NOT NULL,
+    cores           INTEGER NOT NULL,
+    connections     INTEGER NOT NULL,
+    rate            INTEGER,
+    level           TEXT NOT NULL,
+    repeat          INTEGER NOT NULL,
+    started_at      TEXT NOT NULL,
+    warmup_s        REAL NOT NULL,
+    duration_s      REAL NOT NULL,
+    error           TEXT,
+    requests        INTEGER NOT NULL,
+    successes       INTEGER NOT NULL,
+    errors_total    INTEGER NOT NULL,
+    errors          TEXT NOT NULL,
+    lat_count       INTEGER NOT NULL,
+    lat_min_us      INTEGER NOT NULL,
+    lat_mean_us     REAL NOT NULL,
+    lat_stdev_us    REAL NOT NULL,
+    lat_p50_us      INTEGER NOT NULL,
+    lat_p75_us      INTEGER NOT NULL,
+    lat_p90_us      INTEGER NOT NULL,
+    lat_p99_us      INTEGER NOT NULL,
+    lat_p999_us     INTEGER NOT NULL,
+    lat_max_us      INTEGER NOT NULL,
+    histogram       TEXT NOT NULL,
+    steps           TEXT NOT NULL,
+    timeline        TEXT NOT NULL,
+    server_cpu_s    REAL NOT NULL,
+    server_cpu_util REAL NOT NULL,
+    rss_peak_bytes  INTEGER NOT NULL,
+    rss_mean_bytes  INTEGER NOT NULL,
+    processes_max   INTEGER NOT NULL,
+    server_samples  TEXT NOT NULL,
+    gen_cpus        TEXT NOT NULL,
+    gen_shared      INTEGER NOT NULL,
+    gen_cpu_s       REAL NOT NULL,
+    gen_cpu_util    REAL NOT NULL,
+    gen_saturated   INTEGER NOT NULL,
+    warnings        TEXT NOT NULL,
+    load_report     TEXT,
+    UNIQUE (run_id, key)
+);
+CREATE INDEX points_by_run ON points (run_id, scenario, implementation, cores);
+";
+
+/// Brings the database at `path` up to the last of `migrations`.
+pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {
+    let shown = path.display();
+    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
+    if app != APPLICATION_ID && (app != 0 || tables > 0) {
+        bail!("{shown} is an SQLite file but not a Concur results database; pass another --db (default results/concur.db)");
+    }
+    let known = migrations.len() as i64;
+    if version > known {
+        bail!(
+            "{shown} has schema version {version}, but this concur knows versions up to {known}: a newer concur wrote it. \
+             Update concur (git pull, then cargo build --release) or pass another --db"
+        );
+    }
+    if version == known {
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    for (i, sql) in migrations.iter().enumerate().skip(version as usize) {
+        tx.execute_batch(sql).with_context(|| format!("{shown}: applying schema migration {}", i + 1))?;
+    }
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.pragma_update(None, "user_version", known)?;
+    tx.commit()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(path: &Path) -> Connection {
+        Connection::open(path).unwrap()
+    }
+
+    #[test]
+    fn a_new_file_gets_every_migration() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.db");
+        let mut conn = open(&path);
+        migrate(&mut conn, &path, MIGRATIONS).unwrap();
+        let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, MIGRATIONS.len() as i64);
+        migrate(&mut conn, &path, MIGRATIONS).unwrap();
+    }
+
+    #[test]
+    fn an_old_file_gets_only_the_missing_migrations_and_keeps_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.db");
+        let mut conn = open(&path);
+        let v1 = "CREATE TABLE t (a INTEGER);";
+        migrate(&mut conn, &path, &[v1]).unwrap();
+        conn.execute("INSERT INTO t VALUES (7)", []).unwrap();
+        migrate(&mut conn, &path, &[v1, "ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x';"]).unwrap();
+        let row: (i64, String) = conn.query_row("SELECT a, b FROM t", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        assert_eq!(row, (7, "x".to_string()));
+    }
+
+    #[test]
+    fn a_newer_file_is_refused_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.db");
+        let mut conn = open(&path);
+        migrate(&mut conn, &path, MIGRATIONS).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        let err = migrate(&mut conn, &path, MIGRATIONS).unwrap_err().to_string();
+        assert!(err.contains("new.db has schema version 99") && err.contains("a newer concur wrote it"), "{err}");
+        assert!(err.contains("Update concur"), "{err}");
+    }
+
+    #[test]
+    fn a_foreign_sqlite_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.db");
+        let mut conn = open(&path);
+        conn.execute_batch("CREATE TABLE something (x);").unwrap();
+        let err = migrate(&mut conn, &path, MIGRATIONS).unwrap_err().to_string();
+        assert!(err.contains("not a Concur results database"), "{err}");
+    }
+}

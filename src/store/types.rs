@@ -1,0 +1,243 @@
+//! The records the results database holds: the contract between `run`
+//! (which writes them) and `report` (which reads them). Plain serde data, so
+//! that either side can change its internals without touching the other.
+//! spec/RESULTS-DB.md documents every field as a column.
+
+use crate::impls::Manifest;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Whether a run completed its plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Still going, or killed so hard it could not say otherwise.
+    Running,
+    Finished,
+    /// Stopped by Ctrl-C or a signal; `--resume` continues it.
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        [RunStatus::Running, RunStatus::Finished, RunStatus::Interrupted].into_iter().find(|st| st.as_str() == s)
+    }
+}
+
+/// One `concur run` invocation: what it planned and where it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Assigned by the database; 0 before insertion.
+    pub id: i64,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    /// Profile name (`quick`, `thesis`, …), or `custom` when flags replaced it entirely.
+    pub profile: String,
+    /// Digest of the resolved plan; `--resume` continues only a run with the same key.
+    pub plan_key: String,
+    /// The resolved plan as JSON (the `run::Plan` type).
+    pub plan: serde_json::Value,
+    pub environment: Environment,
+    /// Warnings from planning and running: clipped core counts, shared cores.
+    pub notes: Vec<String>,
+}
+
+/// The machine and software a run measured on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    pub concur_version: String,
+    pub git_commit: String,
+    /// Uncommitted changes in the repository when the run started.
+    pub git_dirty: bool,
+    pub cpu_model: String,
+    /// CPUs this process may run on.
+    pub logical_cpus: u32,
+    pub kernel: String,
+    pub os: String,
+    pub memory_bytes: u64,
+    /// Implementation name → first line of its manifest's `version` command.
+    pub toolchains: BTreeMap<String, String>,
+}
+
+/// How an implementation fared before any point was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImplStatus {
+    /// Passed `concur verify`; measured.
+    Verified,
+    /// Measured without verification (`--no-verify`).
+    Unverified,
+    /// Failed to build, start or verify; not measured.
+    Failed,
+    /// Its toolchain is not installed; not measured.
+    Unavailable,
+}
+
+impl ImplStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImplStatus::Verified => "verified",
+            ImplStatus::Unverified => "unverified",
+            ImplStatus::Failed => "failed",
+            ImplStatus::Unavailable => "unavailable",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ImplStatus> {
+        [ImplStatus::Verified, ImplStatus::Unverified, ImplStatus::Failed, ImplStatus::Unavailable].into_iter().find(|st| st.as_str() == s)
+    }
+
+    pub fn measured(self) -> bool {
+        matches!(self, ImplStatus::Verified | ImplStatus::Unverified)
+    }
+}
+
+/// An implementation as a run saw it: the manifest is kept so that the
+/// report's feature tables need only the database.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ImplRecord {
+    pub name: String,
+    pub status: ImplStatus,
+    /// Why it failed or is unavailable (the first failing check, the build error).
+    pub reason: Option<String>,
+    /// First line of the manifest's `version` command.
+    pub version: String,
+    pub manifest: Manifest,
+}
+
+/// Latency of successful responses, in microseconds (HDR, 3 significant digits).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    pub count: u64,
+    pub min_us: u64,
+    pub mean_us: f64,
+    pub stdev_us: f64,
+    pub p50_us: u64,
+    pub p75_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub p999_us: u64,
+    pub max_us: u64,
+    /// HdrHistogram V2 deflate encoding, base64 (`stats::Latencies::decode`); empty when absent.
+    pub histogram: String,
+}
+
+/// One step of a scenario (e.g. `set` then `verify`), reported separately.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub name: String,
+    pub successes: u64,
+    pub errors: u64,
+    pub latency: Latency,
+}
+
+/// Throughput of one second of the measurement.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecondRecord {
+    pub requests: u64,
+    pub errors: u64,
+}
+
+/// One sample of the server's process tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageSample {
+    /// Milliseconds since the measurement started.
+    pub t_ms: u64,
+    /// CPU seconds the tree had used since the measurement started.
+    pub cpu_seconds: f64,
+    pub rss_bytes: u64,
+    pub processes: u32,
+}
+
+/// What the server's process tree used during the measurement.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerUsage {
+    pub cpu_seconds: f64,
+    /// `cpu_seconds / (duration × cores)`: 1.0 means every core it was given was busy.
+    pub cpu_util: f64,
+    pub rss_peak_bytes: u64,
+    pub rss_mean_bytes: u64,
+    pub processes_max: u32,
+    pub samples: Vec<UsageSample>,
+}
+
+/// What the load generator used during the measurement.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorUsage {
+    /// CPUs the generator was pinned to.
+    pub cpus: Vec<usize>,
+    /// The generator shared CPUs with the server (too few cores for both).
+    pub shared: bool,
+    pub cpu_seconds: f64,
+    /// `cpu_seconds / (duration × cpus)`.
+    pub cpu_util: f64,
+    /// The generator, not the server, limited this point (see spec/RESULTS-DB.md).
+    pub saturated: bool,
+}
+
+/// One measured point: an implementation, a scenario, a core count, a load
+/// level and a repeat.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PointRecord {
+    /// Unique within its run: `impl/scenario/cores/level/repeat`.
+    pub key: String,
+    pub implementation: String,
+    pub scenario: String,
+    /// Server cores (`CONCUR_CORES`, and the CPUs 0..cores-1 it was pinned to).
+    pub cores: u32,
+    /// Concurrent connections (closed loop), or the open loop's connection cap.
+    pub connections: u32,
+    /// Open-loop target, requests per second; `None` for a closed loop.
+    pub rate: Option<u32>,
+    /// The load level as planned, e.g. `c=50`, `c=2/core`, `R=1000`.
+    pub level: String,
+    /// 1-based.
+    pub repeat: u32,
+    pub started_at: String,
+    pub warmup_s: f64,
+    /// Measured seconds (the elapsed time of the measurement).
+    pub duration_s: f64,
+    /// Set when the point could not be measured (the server crashed, never became ready).
+    pub error: Option<String>,
+    /// Responses received, successes and unexpected statuses together.
+    pub requests: u64,
+    /// Responses with the expected status.
+    pub successes: u64,
+    pub errors_total: u64,
+    /// Errors by kind: `connect`, `timeout`, `reset`, …, and `status 500` per unexpected status.
+    pub errors: BTreeMap<String, u64>,
+    pub latency: Latency,
+    pub steps: Vec<StepRecord>,
+    pub timeline: Vec<SecondRecord>,
+    pub server: ServerUsage,
+    pub generator: GeneratorUsage,
+    /// What the reader should know: fewer connections than asked, a target rate not reached.
+    pub warnings: Vec<String>,
+    /// The load generator's own JSON result, kept whole; `None` when not available.
+    pub load_report: Option<serde_json::Value>,
+}
+
+impl PointRecord {
+    /// Successful responses per second of measurement.
+    pub fn throughput(&self) -> f64 {
+        if self.duration_s > 0.0 { self.successes as f64 / self.duration_s } else { 0.0 }
+    }
+}
+
+/// Everything the report needs about one run.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub run: RunInfo,
+    pub implementations: Vec<ImplRecord>,
+    pub points: Vec<PointRecord>,
+}

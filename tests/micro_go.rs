@@ -1,0 +1,50 @@
+//! `concur micro` against the real Go implementation (impls/micro/go):
+//! the quick profile's pingpong and spawn, built, run pinned, validated and
+//! stored, with a goroutine's memory near its anchor (≈ 2-3 KB). Skipped
+//! with a printed reason when `go` is not installed.
+
+use concur::store::Store;
+use concur::store::micro::MicroStatus;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn quick_pingpong_and_spawn_of_go_are_measured_and_stored() {
+    if concur::impls::which("go").is_none() {
+        eprintln!("skipped: `go` is not on PATH, so impls/micro/go cannot be built");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+        .args(["micro", "go", "--profile", "quick", "--bench", "pingpong,spawn", "--repeat", "1", "--root", env!("CARGO_MANIFEST_DIR"), "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::open_existing(Path::new(&db)).unwrap();
+    let id = store.latest_micro_run_id().unwrap().unwrap();
+    let results = store.micro_results(id).unwrap();
+    let keys: Vec<&str> = results.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "go/spawn/procs=1/cores=2/1",
+            "go/pingpong/reps=10000/cores=2/1",
+            "go/pingpong/reps=100000/cores=2/1",
+            "go/spawn/procs=1000/cores=2/1",
+            "go/spawn/procs=10000/cores=2/1",
+            "go/spawn/procs=100000/cores=2/1"
+        ]
+        .map(|k| k.replace("cores=2", &format!("cores={}", results[0].cores))),
+        "{stdout}"
+    );
+    assert!(results.iter().all(|r| r.status == MicroStatus::Ok), "{results:#?}");
+    let pong = &results[2];
+    assert!(pong.ns_per_op.unwrap() > 10.0 && pong.ns_per_op.unwrap() < 1e6, "{pong:?}");
+    let spawn = results.last().unwrap();
+    let per = spawn.bytes_per_proc.unwrap();
+    assert!((1000.0..10_000.0).contains(&per), "a goroutine should hold ≈ 2-3 KB, got {per} B: {spawn:?}");
+    assert_eq!(store.run(id).unwrap().environment.toolchains.get("go").map(|v| v.starts_with("go version")), Some(true));
+}

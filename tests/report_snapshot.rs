@@ -1,0 +1,74 @@
+//! `concur report` on a fixed database writes exactly the stored snapshots
+//! (tests/snapshots/report.md and report.html). After an intended change,
+//! regenerate them with `CONCUR_UPDATE_SNAPSHOTS=1 cargo test --test report_snapshot`
+//! and review the diff.
+
+#[path = "support/results.rs"]
+mod results;
+
+use std::path::Path;
+use std::process::Command;
+
+fn check(actual: &str, snapshot: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(snapshot);
+    if std::env::var_os("CONCUR_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    if actual != expected {
+        let line = actual.lines().zip(expected.lines()).position(|(a, e)| a != e).unwrap_or(actual.lines().count().min(expected.lines().count()));
+        panic!(
+            "{} differs from the report, first at line {}:\n  expected: {}\n  actual:   {}\n(CONCUR_UPDATE_SNAPSHOTS=1 regenerates it)",
+            path.display(),
+            line + 1,
+            expected.lines().nth(line).unwrap_or("<end>"),
+            actual.lines().nth(line).unwrap_or("<end>")
+        );
+    }
+}
+
+#[test]
+fn the_report_of_a_fixed_database_matches_its_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    results::write_db(&db);
+    let out = dir.path().join("report");
+    let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).arg("-o").arg(&out).status().unwrap();
+    assert!(status.success());
+    check(&std::fs::read_to_string(out.join("summary.md")).unwrap(), "report.md");
+    check(&std::fs::read_to_string(out.join("index.html")).unwrap(), "report.html");
+}
+
+#[test]
+fn the_report_says_what_a_reader_must_not_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    let id = results::write_db(&db);
+    let data = concur::store::Store::open_existing(&db).unwrap().load_run(id).unwrap();
+    let md = concur::report::render(data).markdown;
+    for needle in [
+        "gamma was not measured (failed): `concur verify` failed 1 check(s)",
+        "delta was not measured (unavailable): java not on PATH",
+        "beta/hello/cores=2/c=50/r1: generator saturated: sharing the server's CPUs, the load generator took 35% of them and the server 60% (together 95%)",
+        "beta/page/cores=2/c=100/r3: not measured: the server exited during the measurement",
+        "| 1 | 10,200 ±1% ≈ | 10,300 ±1% |",
+        "| 50% | 66% | 75% | 80% | 90% | 95% | 98% | 99% | 100% |",
+        "latency in ms (avg/stdev/max)",
+        "| Event based asynchronous programming | No | Yes | — | — |",
+    ] {
+        assert!(md.contains(needle), "summary.md lacks {needle:?}:\n{md}");
+    }
+}
+
+#[test]
+fn a_database_from_a_newer_concur_is_refused_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    results::write_db(&db);
+    rusqlite::Connection::open(&db).unwrap().pragma_update(None, "user_version", 999).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has schema version 999") && err.contains("Update concur"), "{err}");
+}

@@ -1,0 +1,243 @@
+//! End-to-end tests of `concur run` against a fake implementation (a small
+//! keep-alive Python server in a throw-away repository): every point lands
+//! in the database as it is taken; Ctrl-C and SIGKILL keep the finished
+//! points and leave no server behind; `--resume` takes only the missing
+//! points; an implementation that cannot be verified is recorded as failed,
+//! not measured.
+
+use concur::store::{ImplStatus, RunStatus, Store};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const SERVER_PY: &str = r#"
+import sys, http.server
+class Hello(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = b"Hello, World!"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
+"#;
+
+struct Fake {
+    root: tempfile::TempDir,
+    /// An argument only this test's servers carry, to find them in /proc.
+    marker: String,
+}
+
+impl Fake {
+    fn new(start: &str) -> Fake {
+        let root = tempfile::tempdir().unwrap();
+        let marker = format!("concur-test-{}", root.path().file_name().unwrap().to_string_lossy());
+        let dir = root.path().join("impls/http/fake");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        std::fs::create_dir_all(root.path().join("spec/profiles")).unwrap();
+        std::fs::copy(repo.join("spec/profiles/quick.toml"), root.path().join("spec/profiles/quick.toml")).unwrap();
+        std::fs::write(dir.join("server.py"), SERVER_PY).unwrap();
+        let manifest = format!(
+            "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
+             [requires]\ncommands = [\"python3\"]\n[start]\ncommand = \"{}\"\n",
+            start.replace("MARKER", &marker)
+        );
+        std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+        Fake { root, marker }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.root.path().join("results/concur.db")
+    }
+
+    fn run(&self, extra: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_concur"));
+        cmd.args(["run", "--impl", "fake", "--scenario", "hello", "--cores", "1", "-c", "4", "--warmup", "0", "--root"]).arg(self.root.path()).args(extra);
+        cmd
+    }
+
+    fn servers(&self) -> usize {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .filter(|c| String::from_utf8_lossy(c).split('\0').any(|a| a == self.marker))
+            .count()
+    }
+
+    fn wait_no_server(&self, within: Duration) -> usize {
+        let deadline = Instant::now() + within;
+        while self.servers() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.servers()
+    }
+
+    /// Waits until the run in the database holds `n` points.
+    fn wait_points(&self, child: &mut Child, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            assert!(child.try_wait().unwrap().is_none(), "the run ended before taking {n} points");
+            let taken = Store::open_existing(&self.db()).ok().and_then(|s| s.point_keys(1).ok()).map_or(0, |k| k.len());
+            if taken >= n {
+                return;
+            }
+            assert!(Instant::now() < deadline, "no {n} points within a minute");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+const PYTHON: &str = "python3 server.py {port} MARKER";
+
+fn python_missing() -> bool {
+    let missing = concur::impls::which("python3").is_none();
+    if missing {
+        eprintln!("skipped: python3 not on PATH");
+    }
+    missing
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn every_point_is_stored_with_its_measurements() {
+    if python_missing() {
+        return;
+    }
+    let fake = Fake::new(PYTHON);
+    let out = fake.run(&["--repeat", "2", "-d", "700ms", "--no-verify"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
+    assert_eq!(data.run.status, RunStatus::Finished);
+    assert_eq!(data.implementations[0].status, ImplStatus::Unverified);
+    let keys: Vec<&str> = data.points.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["fake/hello/cores=1/c=4/r1", "fake/hello/cores=1/c=4/r2"]);
+    for p in &data.points {
+        assert!(p.error.is_none() && p.successes > 0 && p.latency.count == p.successes, "{p:?}");
+        assert!(p.server.rss_peak_bytes > 0 && p.server.cpu_seconds > 0.0 && !p.server.samples.is_empty(), "{:?}", p.server);
+        assert_eq!((p.generator.cpus.clone(), p.generator.shared), (vec![1], false));
+        assert!(p.load_report.is_some());
+    }
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server outlived its point");
+}
+
+#[test]
+fn ctrl_c_keeps_finished_points_leaves_no_server_and_resume_takes_only_the_rest() {
+    if python_missing() {
+        return;
+    }
+    let fake = Fake::new(PYTHON);
+    let flags = ["--repeat", "5", "-d", "1s", "--no-verify"];
+    let mut child = fake.run(&flags).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    fake.wait_points(&mut child, 2);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server outlived Ctrl-C");
+
+    let store = Store::open_existing(&fake.db()).unwrap();
+    let before = store.load_run(1).unwrap();
+    assert_eq!(before.run.status, RunStatus::Interrupted);
+    let kept = before.points.len();
+    assert!((2..5).contains(&kept), "{kept} points kept");
+
+    let out = fake.run(&[&flags[..], &["--resume"]].concat()).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&format!("resuming run 1 (started {}): {kept} of 5 points already taken", before.run.started_at)), "{}", text(&out));
+    let after = store.load_run(1).unwrap();
+    assert_eq!(after.run.status, RunStatus::Finished);
+    assert_eq!(after.points.len(), 5);
+    assert_eq!(after.points[..kept], before.points[..], "finished points must not be redone");
+    assert_eq!(store.runs().unwrap().len(), 1, "--resume must not start a second run");
+}
+
+#[test]
+fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
+    if python_missing() {
+        return;
+    }
+    let fake = Fake::new(PYTHON);
+    let mut child = fake.run(&["--repeat", "5", "-d", "1s", "--no-verify"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    fake.wait_points(&mut child, 1);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fake.servers() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(fake.servers() > 0, "the next point's server should be running");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server outlived its orchestrator's SIGKILL");
+    let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
+    assert!(!data.points.is_empty() && data.run.status == RunStatus::Running, "{:?}", data.run.status);
+}
+
+#[test]
+fn a_killed_orchestrator_leaves_no_verification_server() {
+    if python_missing() {
+        return;
+    }
+    let fake = Fake::new(PYTHON);
+    let mut child = fake.run(&["-d", "1s"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while fake.servers() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(fake.servers() > 0, "verification should have started the server");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "the server under verification outlived its orchestrator's SIGKILL");
+}
+
+#[test]
+fn an_implementation_that_fails_verification_is_recorded_not_measured() {
+    if python_missing() {
+        return;
+    }
+    let fake = Fake::new("sh -c 'echo listening is hard >&2; exit 3' MARKER");
+    let out = fake.run(&["-d", "1s"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("fake: not measured:"), "{}", text(&out));
+    let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
+    assert!(data.points.is_empty());
+    let imp = &data.implementations[0];
+    assert_eq!(imp.status, ImplStatus::Failed);
+    assert!(imp.reason.as_deref().unwrap_or("").contains("listening is hard"), "{:?}", imp.reason);
+
+    let report = concur::report::render(data).markdown;
+    assert!(report.contains("fake was not measured (failed): the server exited during start-up"), "{report}");
+}
+
+#[test]
+fn a_dry_run_prints_the_plan_and_touches_nothing() {
+    let fake = Fake::new(PYTHON);
+    let out = fake.run(&["--repeat", "2", "-d", "3s", "--dry-run"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("2 points") && t.contains("fake/hello/cores=1/c=4/r2") && t.contains("server cpus 0 · generator cpus 1"), "{t}");
+    assert!(!fake.db().exists());
+}
+
+#[test]
+fn bad_flags_are_refused_before_anything_starts() {
+    let fake = Fake::new(PYTHON);
+    for (flags, message) in [
+        (&["--cores", "0"][..], "--cores 0: core counts start at 1 (e.g. --cores 1,2)"),
+        (&["--profile", "nosuch"][..], "--profile nosuch: there is no spec/profiles/nosuch.toml; known profiles: quick"),
+        (&["-d", "5 parsecs"][..], "invalid value '5 parsecs' for '--duration <DURATION>'"),
+        (&["-c", "5", "-R", "10"][..], "the argument '--connections <CONNECTIONS>' cannot be used with '--rate <RATE>'"),
+    ] {
+        let out = fake.run(flags).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", text(&out));
+        assert!(text(&out).contains(message), "{flags:?}: {}", text(&out));
+        assert!(!fake.db().exists());
+    }
+}

@@ -1,0 +1,154 @@
+//! A small, fixed results database for the report's tests: two measured
+//! implementations over two scenarios at 1 and 2 cores with three repeats,
+//! one that failed verification and one whose toolchain is missing, a
+//! saturated generator and a failed point. Every number is a constant, so
+//! the report rendered from it is byte-for-byte stable.
+
+#![allow(dead_code)]
+
+use concur::impls::{Manifest, manifest};
+use concur::stats::Latencies;
+use concur::store::*;
+use std::path::Path;
+
+fn manifest(name: &str, language: &str, model: &str, features: &str) -> Manifest {
+    let text = format!(
+        "name = \"{name}\"\nlanguage = \"{language}\"\nruntime = \"{language} runtime\"\nversion = \"true\"\nframework = \"stdlib\"\nmodel = \"{model}\"\n\
+         [start]\ncommand = \"./server\"\n[cores]\nhow = \"{{cores}} workers\"\n[features]\n{features}"
+    );
+    manifest::parse(Path::new("concur.toml"), &text, name).unwrap()
+}
+
+fn implementations() -> Vec<ImplRecord> {
+    let go_like = "multithreading = true\nlightweight_threads = true\nevent_based = false\nexplicit_concurrency = true\nmutable_variables = true\n\
+                   communication = \"channels\"\nerror_handling = \"return values\"\ncomputation = \"procedural\"\ntyping = \"strong static\"\n\
+                   coordination = \"CSP\"\nruntime_environment = \"native\"\n";
+    let node_like = "multithreading = false\nlightweight_threads = false\nevent_based = true\nexplicit_concurrency = false\nmutable_variables = true\n\
+                     communication = \"pipes\"\nerror_handling = \"exceptions, promise rejections\"\n";
+    let rec = |name: &str, m: Manifest, status, reason: Option<&str>| ImplRecord { name: name.into(), status, reason: reason.map(str::to_string), version: format!("{name} 1.0"), manifest: m };
+    vec![
+        rec("alpha", manifest("alpha", "Go", "green-threads", go_like), ImplStatus::Verified, None),
+        rec("beta", manifest("beta", "JavaScript", "event-loop", node_like), ImplStatus::Verified, None),
+        rec("gamma", manifest("gamma", "Elixir", "actors", ""), ImplStatus::Failed, Some("`concur verify` failed 1 check(s) at CONCUR_CORES=2: headers: no Date header on GET /")),
+        rec("delta", manifest("delta", "Java", "os-threads", ""), ImplStatus::Unavailable, Some("java not on PATH (install: apt: default-jdk-headless)")),
+    ]
+}
+
+fn run() -> RunInfo {
+    RunInfo {
+        id: 0,
+        started_at: "2025-03-01T10:00:00Z".into(),
+        finished_at: Some("2025-03-01T10:05:00Z".into()),
+        status: RunStatus::Finished,
+        profile: "quick".into(),
+        plan_key: "0123456789abcdef".into(),
+        plan: serde_json::json!({
+            "description": "a fixed test run",
+            "scenarios": { "hello": "GET / returning Hello, World!", "page": "GET /page, every 10th delayed" }
+        }),
+        environment: Environment {
+            concur_version: "0.1.0".into(),
+            git_commit: "abcdef0".into(),
+            git_dirty: false,
+            cpu_model: "Test CPU".into(),
+            logical_cpus: 2,
+            kernel: "Linux 6.1".into(),
+            os: "Debian GNU/Linux 12 (bookworm)".into(),
+            memory_bytes: 8 << 30,
+            toolchains: [("alpha".to_string(), "alpha 1.0".to_string())].into(),
+        },
+        notes: vec!["with 2 server core(s) on this 2-CPU machine the load generator shares the server's CPUs".into()],
+    }
+}
+
+/// A histogram of `n` latencies spread evenly from `low_us` to `high_us`,
+/// with every tenth one `slow_us` when given (the page delay).
+fn latency(n: u64, low_us: u64, high_us: u64, slow_us: Option<u64>) -> Latency {
+    let mut h = Latencies::new();
+    for i in 0..n {
+        let v = match slow_us {
+            Some(slow) if i % 10 == 9 => slow + i % 7,
+            _ => low_us + (high_us - low_us) * i / n.max(1),
+        };
+        h.record_us(v);
+    }
+    let s = h.stats();
+    Latency { count: s.count, min_us: s.min_us, mean_us: s.mean_us, stdev_us: s.stdev_us, p50_us: s.p50_us, p75_us: s.p75_us, p90_us: s.p90_us, p99_us: s.p99_us, p999_us: s.p999_us, max_us: s.max_us, histogram: s.histogram }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, successes: u64, lat: Latency, rss_mib: u64) -> PointRecord {
+    let shared = cores == 2;
+    PointRecord {
+        key: format!("{imp}/{scenario}/cores={cores}/{level}/r{repeat}"),
+        implementation: imp.into(),
+        scenario: scenario.into(),
+        cores,
+        connections: level.trim_start_matches("c=").parse().unwrap(),
+        rate: None,
+        level: level.into(),
+        repeat,
+        started_at: format!("2025-03-01T10:0{repeat}:00Z"),
+        warmup_s: 1.0,
+        duration_s: 4.0,
+        error: None,
+        requests: successes,
+        successes,
+        errors_total: 0,
+        errors: Default::default(),
+        latency: lat,
+        steps: vec![],
+        timeline: vec![SecondRecord { requests: successes / 4, errors: 0 }; 4],
+        server: ServerUsage {
+            cpu_seconds: 3.2 * f64::from(cores),
+            cpu_util: 0.8,
+            rss_peak_bytes: rss_mib << 20,
+            rss_mean_bytes: (rss_mib << 20) * 9 / 10,
+            processes_max: cores,
+            samples: vec![UsageSample { t_ms: 0, cpu_seconds: 0.0, rss_bytes: rss_mib << 20, processes: cores }],
+        },
+        generator: GeneratorUsage { cpus: if shared { vec![0, 1] } else { vec![1] }, shared, cpu_seconds: 1.0, cpu_util: 0.25, saturated: false },
+        warnings: vec![],
+        load_report: None,
+    }
+}
+
+fn points() -> Vec<PointRecord> {
+    let mut out = Vec::new();
+    for repeat in 1..=3u32 {
+        let r = u64::from(repeat);
+        for cores in [1u32, 2] {
+            let k = u64::from(cores);
+            // alpha scales with cores; beta does not, and is within noise of alpha at 1 core.
+            out.push(point("alpha", "hello", "c=50", cores, repeat, 40_000 * k + 400 * r, latency(2000, 300, 4000 / k, None), 12 + r));
+            out.push(point("beta", "hello", "c=50", cores, repeat, 40_200 + 500 * r, latency(2000, 500, 6000, None), 40 + 2 * r));
+            out.push(point("alpha", "page", "c=100", cores, repeat, 1900 + 10 * r, latency(1000, 200, 5000, Some(2_000_000)), 14));
+            out.push(point("beta", "page", "c=100", cores, repeat, 1880 + 5 * r, latency(1000, 400, 9000, Some(2_001_000)), 45));
+        }
+    }
+    // At 2 shared cores beta's generator took the CPUs: flagged.
+    for p in out.iter_mut().filter(|p| p.implementation == "beta" && p.scenario == "hello" && p.cores == 2) {
+        p.generator.cpu_util = 0.35;
+        p.generator.cpu_seconds = 2.8;
+        p.generator.saturated = true;
+        p.server.cpu_util = 0.6;
+    }
+    // One repeat of beta's page at 2 cores lost its server.
+    if let Some(p) = out.iter_mut().find(|p| p.key == "beta/page/cores=2/c=100/r3") {
+        p.error = Some("the server exited during the measurement".into());
+    }
+    out
+}
+
+/// Writes the fixed run into a new database at `path`; returns the run id.
+pub fn write_db(path: &Path) -> i64 {
+    let store = Store::open(path).unwrap();
+    let id = store.insert_run(&run()).unwrap();
+    for imp in implementations() {
+        store.put_implementation(id, &imp).unwrap();
+    }
+    for p in points() {
+        store.insert_point(id, &p).unwrap();
+    }
+    id
+}
