@@ -19,7 +19,9 @@ test: build
 # The main job: build, then `concur run` (it verifies each implementation
 # once, measures those that pass and records why the others were not; an
 # interrupted run is continued by --resume), then the report from the
-# database: results/report/index.html and summary.md.
+# database: results/report/index.html and summary.md. The quick process
+# micro-benchmarks (spec/MICRO.md) go into the same database and report.
 bench: build
 	$(CONCUR) run --profile quick --resume
+	$(CONCUR) micro --profile quick
 	$(CONCUR) report

@@ -108,7 +108,7 @@ verdict() { awk -v r="$1" -v bar="$2" -v op="$3" 'BEGIN { ok = (op == "le") ? r 
     echo "| generator | requests/s | CPU s per 1,000 requests | generator core utilisation | runs |"
     echo "|---|---:|---:|---:|---:|"
     while read -r tool rps cpu util runs; do
-        case $tool in wrk) name="wrk $(wrk -v 2>&1 | awk 'NR == 1 { print $2 }')" ;; concur) name="concur load" ;; ab) name="ab -k" ;; *) name=$tool ;; esac
+        case $tool in wrk) name="wrk $( (wrk -v 2>&1 || true) | awk 'NR == 1 { print $2 }')" ;; concur) name="concur load" ;; ab) name="ab -k" ;; *) name=$tool ;; esac
         echo "| $name | $rps | $cpu | $(awk -v u="$util" 'BEGIN { printf "%.0f%%", u * 100 }') | $runs |"
     done <<<"$summary"
     echo
