@@ -7,13 +7,16 @@
 
 use concur::store::{ImplStatus, RunStatus, Store};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 const SERVER_PY: &str = r#"
 import sys, http.server
 class Hello(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # One send per response: an unbuffered body after the headers meets
+    # Nagle and delayed ACKs, 40 ms a request, too little work to measure.
+    wbufsize = 65536
     def do_GET(self):
         body = b"Hello, World!"
         self.send_response(200)
@@ -62,6 +65,17 @@ impl Fake {
         cmd
     }
 
+    /// Starts `concur run` in the background, its output kept in a log
+    /// that a failed wait prints.
+    fn spawn(&self, extra: &[&str]) -> Child {
+        let log = std::fs::File::create(self.log()).unwrap();
+        self.run(extra).stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap()
+    }
+
+    fn log(&self) -> PathBuf {
+        self.root.path().join("run.log")
+    }
+
     fn servers(&self) -> usize {
         std::fs::read_dir("/proc")
             .unwrap()
@@ -83,7 +97,10 @@ impl Fake {
     fn wait_points(&self, child: &mut Child, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            assert!(child.try_wait().unwrap().is_none(), "the run ended before taking {n} points");
+            if let Some(status) = child.try_wait().unwrap() {
+                let log = std::fs::read_to_string(self.log()).unwrap_or_default();
+                panic!("the run ended ({status}) before taking {n} points:\n{log}");
+            }
             let taken = Store::open_existing(&self.db()).ok().and_then(|s| s.point_keys(1).ok()).map_or(0, |k| k.len());
             if taken >= n {
                 return;
@@ -137,7 +154,7 @@ fn ctrl_c_keeps_finished_points_leaves_no_server_and_resume_takes_only_the_rest(
     }
     let fake = Fake::new(PYTHON);
     let flags = ["--repeat", "5", "-d", "1s", "--no-verify"];
-    let mut child = fake.run(&flags).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = fake.spawn(&flags);
     fake.wait_points(&mut child, 2);
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -166,7 +183,7 @@ fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
         return;
     }
     let fake = Fake::new(PYTHON);
-    let mut child = fake.run(&["--repeat", "5", "-d", "1s", "--no-verify"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = fake.spawn(&["--repeat", "5", "-d", "1s", "--no-verify"]);
     fake.wait_points(&mut child, 1);
     let deadline = Instant::now() + Duration::from_secs(10);
     while fake.servers() == 0 && Instant::now() < deadline {
@@ -186,7 +203,7 @@ fn a_killed_orchestrator_leaves_no_verification_server() {
         return;
     }
     let fake = Fake::new(PYTHON);
-    let mut child = fake.run(&["-d", "1s"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = fake.spawn(&["-d", "1s"]);
     let deadline = Instant::now() + Duration::from_secs(30);
     while fake.servers() == 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
