@@ -127,9 +127,14 @@ fn a_program_past_the_memory_budget_is_killed_and_recorded_as_budget() {
     assert_eq!(big.status, MicroStatus::Budget, "{big:?}");
     assert!(big.reason.as_deref().unwrap().contains("over --mem-budget 64 MiB"), "{big:?}");
     assert!(big.group_rss_peak_bytes > 64 << 20 && big.group_rss_peak_bytes < 100 << 20, "killed on the way up: {big:?}");
-    assert!(!results.iter().any(|r| r.params.procs == Some(10000)), "the search stops at the first failed step");
+    assert!(!results.iter().any(|r| r.params.procs == Some(10000)), "the search stops going up at the first failed step");
+    // Then it narrows between 100 and 1000: about 600 processes fit in 64 MiB.
     let search = &store.micro_searches(id).unwrap()[0];
-    assert_eq!((search.largest_n, search.stop), (Some(100), SearchStop::KilledAtBudget));
+    let largest = search.largest_n.unwrap();
+    let failing: u64 = search.detail.strip_prefix("N=").and_then(|d| d.split(':').next()).unwrap().parse().unwrap();
+    assert!((300..=640).contains(&largest) && largest < failing && (failing - largest) * 10 <= failing, "{search:?}");
+    assert_eq!(search.stop, SearchStop::KilledAtBudget);
+    assert!(results.iter().any(|r| r.params.procs == Some(failing) && r.status == MicroStatus::Budget), "{results:#?}");
     assert_eq!(search.budget_bytes, 64 << 20);
 }
 
@@ -141,15 +146,23 @@ fn a_failure_at_large_n_is_a_recorded_result_with_its_reason() {
     let root = root(&[("limited", "FAKE_MODE = \"limited\", FAKE_LIMIT = \"500\"")]);
     let out = micro(&root, &["limited", "--bench", "spawn,maxprocs"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("largest N 100, stopped by exit-1"));
     let (store, id) = latest(&root);
-    let failed: Vec<_> = store.micro_results(id).unwrap().into_iter().filter(|r| r.status == MicroStatus::Failed).collect();
-    assert_eq!(failed.len(), 1, "{failed:#?}");
+    let results = store.micro_results(id).unwrap();
+    let failed: Vec<_> = results.iter().filter(|r| r.status == MicroStatus::Failed).collect();
     assert_eq!((failed[0].bench.as_str(), failed[0].params.procs, failed[0].exit_code), ("maxprocs", Some(1000), Some(1)));
     assert_eq!(failed[0].reason.as_deref(), Some("exit 1: fake: cannot create process 500+1: process limit reached"));
+    // The limit of 500 lies between the steps 100 and 1000: bisection finds it
+    // within 10%, and every N it tried is a stored result.
     let search = &store.micro_searches(id).unwrap()[0];
-    assert_eq!((search.largest_n, search.stop), (Some(100), SearchStop::Exit1));
-    assert!(search.detail.starts_with("N=1000: exit 1: fake: cannot create process"), "{}", search.detail);
+    let largest = search.largest_n.unwrap();
+    let failing: u64 = search.detail.strip_prefix("N=").and_then(|d| d.split(':').next()).unwrap().parse().unwrap();
+    assert!(largest <= 500 && failing > 500 && (failing - largest) * 10 <= failing, "{search:?}");
+    assert_eq!(search.stop, SearchStop::Exit1);
+    assert!(search.detail.contains("exit 1: fake: cannot create process 500+1"), "{}", search.detail);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("largest N {largest}, stopped by exit-1")));
+    let tried = results.iter().filter(|r| r.bench == "maxprocs").count();
+    assert!(tried <= 3 + concur::micro::search::NARROW_STEPS, "{tried} maxprocs steps");
+    assert!(failed.iter().all(|r| r.params.procs.unwrap() > 500) && failed.len() >= 2, "{failed:#?}");
 }
 
 #[test]

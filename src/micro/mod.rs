@@ -17,7 +17,7 @@ mod measure;
 pub mod plan;
 pub mod profile;
 mod progress;
-mod search;
+pub mod search;
 
 pub use args::MicroArgs;
 pub use bench::Bench;
