@@ -24,25 +24,20 @@ SERVER_CPU=${SERVER_CPU:-0}
 GENERATOR_CPU=${GENERATOR_CPU:-1}
 URL="http://127.0.0.1:$PORT/"
 
-for tool in nginx wrk taskset /usr/bin/time curl awk; do
-    command -v "$tool" >/dev/null || { echo "loadgen.sh: $tool is missing (apt-get install nginx wrk util-linux time curl)" >&2; exit 1; }
-done
-
-echo "building concur (release)..." >&2
-(cd "$ROOT" && cargo build --release --quiet)
-CONCUR="$ROOT/target/release/concur"
-
 WORK=$(mktemp -d)
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+require "nginx wrk util-linux time curl" nginx wrk taskset /usr/bin/time curl awk
+build_concur
+
 cleanup() {
-    if [[ -f $WORK/nginx.pid ]]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; sleep 0.3; fi
+    stop_nginx
+    sleep 0.3
     rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
 
-sed -e "s#__PORT__#$PORT#g" -e "s#__DIR__#$WORK#g" "$ROOT/bench/nginx.conf" >"$WORK/nginx.conf"
-taskset -c "$SERVER_CPU" nginx -c "$WORK/nginx.conf" -p "$WORK" >"$WORK/nginx.out" 2>&1 &
-for _ in $(seq 50); do curl -sf -o /dev/null "$URL" && break; sleep 0.1; done
-curl -sf -o /dev/null "$URL" || { echo "loadgen.sh: nginx did not start:" >&2; cat "$WORK/nginx.out" "$WORK/error.log" >&2; exit 1; }
+start_nginx "$PORT"
 
 served() { curl -sf "http://127.0.0.1:$PORT/nginx_status" | awk 'NR == 3 { print $3 }'; }
 

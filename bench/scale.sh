@@ -26,18 +26,15 @@ GO_PORT=${GO_PORT:-18082}
 SERVER_CPU=${SERVER_CPU:-0}
 GENERATOR_CPU=${GENERATOR_CPU:-1}
 
-for tool in nginx taskset curl python3 /usr/bin/time; do
-    command -v "$tool" >/dev/null || { echo "scale.sh: $tool is missing (apt-get install nginx util-linux curl python3 time)" >&2; exit 1; }
-done
-
-echo "building concur (release)..." >&2
-(cd "$ROOT" && cargo build --release --quiet)
-CONCUR="$ROOT/target/release/concur"
-
 WORK=$(mktemp -d)
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+require "nginx util-linux curl python3 time" nginx taskset curl python3 /usr/bin/time
+build_concur
+
 SERVE_PID=
 cleanup() {
-    if [[ -f $WORK/nginx.pid ]]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; fi
+    stop_nginx
     if [[ -n $SERVE_PID ]]; then kill -INT "$SERVE_PID" 2>/dev/null || true; wait "$SERVE_PID" 2>/dev/null || true; fi
     sleep 0.3
     rm -rf "$WORK"
@@ -63,10 +60,7 @@ EOF
 }
 
 # --- 1. 10,000 keep-alive connections against nginx ----------------------
-sed -e "s#__PORT__#$PORT#g" -e "s#__DIR__#$WORK#g" "$ROOT/bench/nginx.conf" >"$WORK/nginx.conf"
-taskset -c "$SERVER_CPU" nginx -c "$WORK/nginx.conf" -p "$WORK" >"$WORK/nginx.out" 2>&1 &
-for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done
-curl -sf -o /dev/null "http://127.0.0.1:$PORT/" || { echo "scale.sh: nginx did not start:" >&2; cat "$WORK/nginx.out" "$WORK/error.log" >&2; exit 1; }
+start_nginx "$PORT"
 
 echo "$CONNECTIONS keep-alive connections to nginx for ${DURATION}s..." >&2
 /usr/bin/time -f "%U %S" -o "$WORK/time1" \
@@ -77,13 +71,12 @@ sleep $((DURATION / 2))
 active=$(curl -sf "http://127.0.0.1:$PORT/nginx_status" | awk 'NR == 1 { print $3 }')
 wait "$LOAD" || { echo "scale.sh: concur load failed:" >&2; cat "$WORK/conn.out" >&2; exit 1; }
 cpu1=$(awk '{ print $1 + $2 }' "$WORK/time1")
-kill "$(cat "$WORK/nginx.pid")"; rm -f "$WORK/nginx.pid"
+stop_nginx
 
 # --- 2. 8,000 long-poll clients against go-nethttp -------------------------
 "$CONCUR" serve go-nethttp --port "$GO_PORT" --cores 1 >"$WORK/serve.out" 2>&1 &
 SERVE_PID=$!
-for _ in $(seq 600); do curl -sf -o /dev/null "http://127.0.0.1:$GO_PORT/" && break; sleep 0.1; done
-curl -sf -o /dev/null "http://127.0.0.1:$GO_PORT/" || { echo "scale.sh: go-nethttp did not start:" >&2; cat "$WORK/serve.out" >&2; exit 1; }
+wait_up "http://127.0.0.1:$GO_PORT/" 600 go-nethttp "$WORK/serve.out"
 
 echo "$POLLERS long-poll clients to go-nethttp for ${LONGPOLL_DURATION}s..." >&2
 /usr/bin/time -f "%U %S" -o "$WORK/time2" \

@@ -1,0 +1,42 @@
+# Shared by the bench scripts (sourced after ROOT, WORK and SERVER_CPU are
+# set): the tool check, the concur build, and the fixed nginx server.
+
+SCRIPT=$(basename "$0")
+
+# require "apt packages" TOOL...: exits naming the missing tool and the fix.
+require() {
+    local packages=$1 tool
+    shift
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || { echo "$SCRIPT: $tool is missing (apt-get install $packages)" >&2; exit 1; }
+    done
+}
+
+# Builds concur in release mode and sets CONCUR to the binary.
+build_concur() {
+    echo "building concur (release)..." >&2
+    (cd "$ROOT" && cargo build --release --quiet)
+    CONCUR="$ROOT/target/release/concur"
+}
+
+# wait_up URL TRIES WHAT LOG...: waits up to TRIES × 0.1 s for URL to answer;
+# otherwise prints the logs and exits.
+wait_up() {
+    local url=$1 tries=$2 what=$3
+    shift 3
+    for _ in $(seq "$tries"); do curl -sf -o /dev/null "$url" && return; sleep 0.1; done
+    curl -sf -o /dev/null "$url" || { echo "$SCRIPT: $what did not start:" >&2; cat "$@" >&2; exit 1; }
+}
+
+# start_nginx PORT: bench/nginx.conf on 127.0.0.1:PORT, its one worker pinned
+# to SERVER_CPU, its files in WORK (nginx.pid there is how it is stopped).
+start_nginx() {
+    sed -e "s#__PORT__#$1#g" -e "s#__DIR__#$WORK#g" "$ROOT/bench/nginx.conf" >"$WORK/nginx.conf"
+    taskset -c "$SERVER_CPU" nginx -c "$WORK/nginx.conf" -p "$WORK" >"$WORK/nginx.out" 2>&1 &
+    wait_up "http://127.0.0.1:$1/" 50 nginx "$WORK/nginx.out" "$WORK/error.log"
+}
+
+# Stops the nginx of start_nginx, if it runs.
+stop_nginx() {
+    if [[ -f $WORK/nginx.pid ]]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; rm -f "$WORK/nginx.pid"; fi
+}
