@@ -103,3 +103,10 @@ fn accepting_oversized_bodies_fails_too_large() {
     assert_eq!(failed(&outcomes), ["too-large"]);
     assert!(detail(&outcomes, "too-large").contains("want 413"), "{}", detail(&outcomes, "too-large"));
 }
+
+#[test]
+fn decoding_bodies_lossily_fails_not_utf8() {
+    let outcomes = verify(&[Fault::LossyUtf8], Some("not-utf8"));
+    assert_eq!(failed(&outcomes), ["not-utf8"]);
+    assert!(detail(&outcomes, "not-utf8").contains("not UTF-8"), "{}", detail(&outcomes, "not-utf8"));
+}

@@ -37,6 +37,9 @@ pub enum Fault {
     DiesOnGarbage,
     /// Ignores `Connection: close` and HTTP/1.0 closing.
     NeverCloses,
+    /// Decodes bodies lossily (bad bytes become U+FFFD) before parsing them, as
+    /// `buffer.toString()` or a store of unchecked bytes would.
+    LossyUtf8,
 }
 
 struct State {
@@ -266,7 +269,8 @@ fn route(req: &Req, state: &State, local_users: &mut HashMap<String, Value>) -> 
             None => text(404, "no such user"),
         };
     }
-    let Ok(json) = serde_json::from_slice::<Value>(&req.body) else { return text(400, "malformed JSON") };
+    let parsed = if state.has(Fault::LossyUtf8) { serde_json::from_str::<Value>(&String::from_utf8_lossy(&req.body)) } else { serde_json::from_slice::<Value>(&req.body) };
+    let Ok(json) = parsed else { return text(400, "malformed JSON") };
     if *prefix == "/user/set/" {
         if !json.is_object() {
             return text(400, "user info must be a JSON object");

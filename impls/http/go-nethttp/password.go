@@ -6,7 +6,6 @@ package main
 // times do not reveal which names exist.
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -70,12 +69,12 @@ func readPassword(w http.ResponseWriter, r *http.Request) (password []byte, ok b
 	}
 	// Decoding into a map, not a struct, because encoding/json matches
 	// struct fields case-insensitively and would accept {"PASSWORD": "…"}.
-	var fields map[string]any
-	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
-		if !json.Valid(body) {
-			http.Error(w, "request body is not valid JSON", http.StatusBadRequest)
-			return nil, false
-		}
+	value, ok := parseJSON(w, body)
+	if !ok {
+		return nil, false
+	}
+	fields, isObject := value.(map[string]any)
+	if !isObject {
 		http.Error(w, `request body must be a JSON object like {"password":"…"}`, http.StatusBadRequest)
 		return nil, false
 	}

@@ -8,6 +8,7 @@ package main
 // Allow header, and a GET pattern also answers HEAD.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 const (
@@ -99,6 +101,22 @@ func readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 		return nil, false
 	}
 	return body, true
+}
+
+// parseJSON parses a request body into Go's JSON value, or answers 400.
+//
+// encoding/json replaces invalid UTF-8 with U+FFFD instead of failing, and
+// the contract says such bytes are not JSON, so they are checked first.
+func parseJSON(w http.ResponseWriter, body []byte) (value any, ok bool) {
+	if !utf8.Valid(body) {
+		http.Error(w, "request body is not valid JSON: it is not UTF-8", http.StatusBadRequest)
+		return nil, false
+	}
+	if err := json.Unmarshal(body, &value); err != nil {
+		http.Error(w, "request body is not valid JSON", http.StatusBadRequest)
+		return nil, false
+	}
+	return value, true
 }
 
 func tooLarge() string {

@@ -140,6 +140,10 @@ func TestUserSetAndGet(t *testing.T) {
 	if !sameJSON(t, got.body, object) {
 		t.Errorf("get returned %s, want %s", got.body, object)
 	}
+	// The value is parsed and serialized again, not echoed: spacing and the
+	// spelling of numbers and escapes come back in Go's own form.
+	expect(t, "set spelled oddly", post(t, ts, "/user/set/u.2", ` { "n" : 1.0E2, "s" : "\u0041" } `), 200, "text/plain", "OK")
+	expect(t, "get reserialized", get(t, ts, "/user/get/u.2"), 200, "application/json", `{"n":100,"s":"A"}`)
 	expect(t, "replace", post(t, ts, "/user/set/u.1", ` { "x" : 1 } `), 200, "text/plain", "OK")
 	if got := get(t, ts, "/user/get/u.1"); !sameJSON(t, got.body, `{"x":1}`) {
 		t.Errorf("after replace: %s", got.body)
@@ -209,6 +213,12 @@ func TestBadBodiesAre400(t *testing.T) {
 	}
 	for _, body := range []string{"[]", `"s"`, "1", "null", "true"} {
 		expect(t, "user non-object "+body, post(t, ts, "/user/set/u", body), 400, "text/plain", "*")
+	}
+	// Bytes that are not UTF-8 are not JSON, though encoding/json would
+	// decode them as U+FFFD (spec/SPEC.md §3.6).
+	for _, body := range []string{"{\"n\":\"\xff\"}", "{\"\xc0\x80\":1}", "{\"password\":\"\xed\xa0\x80\"}"} {
+		expect(t, "user not UTF-8", post(t, ts, "/user/set/u", body), 400, "text/plain", "*")
+		expect(t, "password not UTF-8", post(t, ts, "/password/set/u", body), 400, "text/plain", "*")
 	}
 	for _, body := range []string{"[]", "null", "{}", `{"password":1}`, `{"password":null}`, `{"PASSWORD":"p"}`,
 		`{"password":"` + strings.Repeat("a", 73) + `"}`} {

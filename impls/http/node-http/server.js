@@ -22,7 +22,10 @@ if (cluster.isPrimary && config.cores > 1) {
 } else {
   const store = cluster.isWorker ? new ClusterStore() : new MemoryStore();
   const server = createServer(config, store);
-  server.listen(config.port, '127.0.0.1', () => {
+  // Node's default backlog is 511; SPEC §1 asks for 4096 (the kernel caps it
+  // at net.core.somaxconn). In a cluster the primary opens the socket with the
+  // options of the workers' listen().
+  server.listen({ port: config.port, host: '127.0.0.1', backlog: 4096 }, () => {
     if (cluster.isPrimary) console.log(`node-http: listening on http://127.0.0.1:${server.address().port}`);
   });
 }

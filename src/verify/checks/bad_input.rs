@@ -13,6 +13,7 @@ pub fn checks() -> Vec<Check> {
         Check { id: "bad-json", section: "§3.6", about: "a body that is not JSON is 400", run: bad_json },
         Check { id: "bad-password", section: "§3.6", about: "no string password, one over 72 bytes or one with a NUL is 400", run: bad_password },
         Check { id: "bad-user-body", section: "§3.6", about: "user/set with JSON that is not an object is 400", run: bad_user_body },
+        Check { id: "not-utf8", section: "§2, §3.6", about: "a body with bytes that are not UTF-8 (inside a string too) is 400: the value is parsed, not stored as bytes", run: not_utf8 },
         Check { id: "malformed-request", section: "§3.1", about: "a malformed request line, header or chunk is 400, and the server keeps serving", run: malformed_request },
     ]
 }
@@ -177,6 +178,36 @@ fn bad_user_body(ctx: &Ctx) -> Verdict {
     }
     expect_error(&ctx.call("GET", &format!("/user/get/{user}"), b"")?, 404, "user/get after only rejected sets")?;
     ctx.still_serving("non-object user bodies")?;
+    Ok(vec![])
+}
+
+/// Bodies that are JSON in shape but not UTF-8: a lone continuation byte, a
+/// truncated sequence, an overlong NUL and an encoded surrogate, inside a
+/// string value and inside a member name. A server that checks the shape and
+/// stores the bytes (or lets its decoder replace them with U+FFFD) takes them.
+const NOT_UTF8: [&[u8]; 5] = [
+    b"{\"name\":\"\xff\"}",
+    b"{\"name\":\"ab\xc3\"}",
+    b"{\"name\":\"\xc0\x80\"}",
+    b"{\"name\":\"\xed\xa0\x80\"}",
+    b"{\"\xfe\":1}",
+];
+
+fn not_utf8(ctx: &Ctx) -> Verdict {
+    let user = ctx.user("notutf8");
+    for body in NOT_UTF8 {
+        let shown = body.escape_ascii().to_string();
+        let path = format!("/user/set/{user}");
+        let what = format!("POST {path} with body {shown} (not UTF-8: parse the body into a JSON value, refusing invalid UTF-8, instead of storing its bytes)");
+        expect_error(&ctx.call("POST", &path, body)?, 400, &what)?;
+    }
+    expect_error(&ctx.call("GET", &format!("/user/get/{user}"), b"")?, 404, "user/get after only rejected sets")?;
+    for route in ["password/set", "password/verify"] {
+        let path = format!("/{route}/{user}");
+        let body = b"{\"password\":\"\xff\"}";
+        expect_error(&ctx.call("POST", &path, body)?, 400, &format!("POST {path} with a password that is not UTF-8"))?;
+    }
+    ctx.still_serving("bodies that are not UTF-8")?;
     Ok(vec![])
 }
 

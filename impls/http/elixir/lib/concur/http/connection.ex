@@ -95,11 +95,12 @@ defmodule Concur.HTTP.Connection do
     end
   end
 
-  # As mochiweb_http does between requests: forget this request's cached
-  # state and collect its garbage (a body of up to 1 MiB) now.
+  # Forget this request's cached state (mochiweb keeps it in the process
+  # dictionary). mochiweb_http also forces a full garbage collection here;
+  # Cowboy and Bandit do not, and the BEAM's generational collector reclaims
+  # a request's garbage on its own, so this loop leaves it to the VM (README).
   defp next(socket, opts, req) do
     :mochiweb_request.cleanup(req)
-    :erlang.garbage_collect()
     serve(socket, opts)
   end
 
