@@ -8,6 +8,10 @@ set -euo pipefail
 want=(
   # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF
   erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev
+  # Ruby implementations: Ruby, Puma, Rails, Sinatra, Rack and bcrypt, all from Debian (RubyGems is not used)
+  ruby puma ruby-sinatra ruby-rack ruby-rails ruby-bcrypt
+  # Python implementations: each builds its own virtual environment from PyPI
+  python3-venv
   # Benchmarks against reference tools
   wrk apache2-utils nginx-light
   # The report's test renders it in a headless browser

@@ -53,6 +53,8 @@ func pingping(cfg config) (*result, error) {
 	// more message waiting, so a larger buffer would never be used.
 	toA, toB := make(chan parcel, 1), make(chan parcel, 1)
 	ready := make(chan struct{}, 2)
+	// Each goroutine's go comes alone on a start channel of its own (§4.1):
+	// A's message 1 may reach toB before main's go reaches B.
 	startA, startB := make(chan struct{}), make(chan struct{})
 	done := make(chan int64, 2)
 	go exchanger("A", cfg, toA, toB, ready, startA, done, false)

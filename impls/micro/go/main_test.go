@@ -10,8 +10,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) {
@@ -158,5 +160,60 @@ func TestVerifyRejectsAWrongCount(t *testing.T) {
 	r.Checks.Received = 10
 	if err := r.verify(2); err == nil || !strings.Contains(err.Error(), "GOMAXPROCS") {
 		t.Errorf("a cores mismatch must fail, got %v", err)
+	}
+}
+
+// Regression for "B expected GO, got Parcel" (spec §4.1): each side of
+// pingping starts on its own go, and A's message 1 may reach B before it.
+func TestPingpingSidesStartOnTheirOwnGo(t *testing.T) {
+	cfg := config{size: 100, reps: 50}
+	toA, toB := make(chan parcel, 1), make(chan parcel, 1)
+	ready, done := make(chan struct{}, 2), make(chan int64, 2)
+	startA, startB := make(chan struct{}), make(chan struct{})
+	go exchanger("A", cfg, toA, toB, ready, startA, done, false)
+	go exchanger("B", cfg, toB, toA, ready, startB, done, false)
+	<-ready
+	<-ready
+
+	startA <- struct{}{}
+	for deadline := time.Now().Add(5 * time.Second); len(toB) == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if len(toB) != 1 {
+		t.Fatal("A did not send its message 1 on its own go")
+	}
+	select {
+	case n := <-done:
+		t.Fatalf("a side finished (%d messages) while B waited for its go", n)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if len(toB) != 1 {
+		t.Fatal("B took a message before its own go")
+	}
+	startB <- struct{}{}
+	if a, b := <-done, <-done; a != 50 || b != 50 {
+		t.Errorf("received %d and %d messages, want 50 each", a, b)
+	}
+}
+
+// spec §4.5: a run in which no pair completed a round trip is a result.
+func TestPairsWithNoRoundTripPrintZeros(t *testing.T) {
+	cfg := config{bench: "pairs", pairs: 2, seconds: 0.001}
+	res := pairsResult(cfg, 1500*time.Microsecond, make([]int64, 2), make([]int64, 2))
+	if err := res.verify(runtime.GOMAXPROCS(0)); err != nil {
+		t.Fatal(err)
+	}
+	line, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"ops", "ns_per_op", "round_trips", "messages", "messages_per_s", "min_pair_round_trips"} {
+		if v, ok := r[f]; !ok || v != 0.0 {
+			t.Errorf("%s = %v, want 0 in %s", f, v, line)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 package main
 
 // spawn, maxprocs and idle (spec/MICRO.md §4.3, §4.4, §4.6): many goroutines
-// alive at once, each costing its stack, its g and, for spawn, its channel.
+// alive at once, each costing its stack, its g and, for spawn, its channel
+// of capacity 1.
 
 import (
 	"sync"
@@ -18,7 +19,9 @@ func spawn(cfg config) (*result, error) {
 
 	t0 := time.Now()
 	for i := range mailboxes {
-		mailbox := make(chan struct{})
+		// The same kind of mailbox as a pingping goroutine's (spec §4.3):
+		// capacity 1. A zero-sized element allocates no buffer either way.
+		mailbox := make(chan struct{}, 1)
 		mailboxes[i] = mailbox
 		go dormant(mailbox, acks, stopped)
 	}

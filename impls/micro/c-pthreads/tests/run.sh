@@ -5,6 +5,7 @@
 # arguments exit 2. Uses python3 only to parse JSON.
 set -u
 MICRO=${1:-./micro}
+PROTOCOL=${2:-tests/protocol}
 unset CONCUR_CORES
 failures=0
 tmp=$(mktemp -d)
@@ -88,6 +89,29 @@ for args in "" "pingpang" "pingping --reps 10k" "pingping --reps 0" "pairs --sec
 		not_ok "'$args': exit $code, want 2"
 	fi
 done
+
+# spec §4.1's start and §4.5's run with no round trip, which no run from
+# outside can force: tests/protocol drives the sources directly, reports
+# the start on stderr and prints the zero-round-trip line on stdout.
+if "$PROTOCOL" >"$tmp/out" 2>"$tmp/err"; then
+	cat "$tmp/err"
+	if python3 - "$tmp/out" <<'PY' 2>"$tmp/py"; then
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, f"want one line, got {lines!r}"
+r = json.loads(lines[0])
+for field in ("ops", "round_trips", "messages", "min_pair_round_trips", "ns_per_op", "messages_per_s"):
+    assert r[field] == 0, f"{field} = {r[field]} in {r}"
+assert r["checks"] == {"received": 0, "expected": 0}, r
+PY
+		ok "pairs with no round trip prints zeros"
+	else
+		not_ok "pairs with no round trip: $(tail -1 "$tmp/py")"
+	fi
+else
+	cat "$tmp/err"
+	not_ok "tests/protocol exits 0"
+fi
 
 if [ $failures -ne 0 ]; then
 	echo "$failures failed"

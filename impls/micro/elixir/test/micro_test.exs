@@ -184,6 +184,49 @@ defmodule MicroTest do
   # Runs `<start command> <args>` in this folder with sh -c, as concur micro
   # does, stderr captured through a file. CONCUR_CORES is unset unless a test
   # sets it.
+  # Regression for "B expected GO, got Parcel" (spec §4.1): each side of
+  # pingping starts on its own go, and A's message 1 may reach B before it.
+  test "pingping sides start on their own go" do
+    main = self()
+    a = spawn_link(fn -> Micro.Latency.exchanger("A", main, 100, 50, false) end)
+    b = spawn_link(fn -> Micro.Latency.exchanger("B", main, 100, 50, false) end)
+    for pid <- [a, b], do: assert_receive({:ready, ^pid}, 5000)
+
+    send(a, {:go, b})
+    assert wait_for_messages(b, 1, 5000)
+    refute_receive {:done, _, _}, 100
+    assert Process.info(b, :message_queue_len) == {:message_queue_len, 1}
+
+    send(b, {:go, a})
+    for pid <- [a, b], do: assert_receive({:done, ^pid, 50}, 5000)
+  end
+
+  defp wait_for_messages(pid, n, ms) do
+    case Process.info(pid, :message_queue_len) do
+      {:message_queue_len, ^n} -> true
+      _ when ms <= 0 -> false
+      _ -> Process.sleep(1) && wait_for_messages(pid, n, ms - 1)
+    end
+  end
+
+  # spec §4.5: a run in which no pair completed a round trip is a result.
+  test "pairs with no round trip print zeros" do
+    line =
+      Micro.Pairs.result(2, 0.001, 1_500_000, [{0, 0}, {0, 0}])
+      |> Map.put(:bench, :pairs)
+      |> Micro.Result.to_json()
+      |> IO.iodata_to_binary()
+
+    result = JsonLine.decode(line)
+
+    for field <- ~w(ops round_trips messages min_pair_round_trips),
+        do: assert({field, result[field]} == {field, 0})
+
+    assert result["ns_per_op"] == 0
+    assert result["messages_per_s"] == 0
+    assert result["checks"] == %{"received" => 0, "expected" => 0}
+  end
+
   defp run(args, env \\ [{~c"CONCUR_CORES", false}]) do
     err_file = Path.join(System.tmp_dir!(), "micro-stderr-#{System.unique_integer([:positive])}")
     command = "#{start_command()} #{args} 2>#{err_file}"

@@ -2,6 +2,8 @@
 %% receiving from its own mailbox.
 -module(micro_latency).
 -export([pingping/1, pingpong/1, payload/2]).
+%% For the tests: one side of pingping, started by a test acting as main.
+-export([exchanger/5]).
 
 %% pingping (IMB PingPing): A and B both send message k, then both receive
 %% the other's message k. A BEAM mailbox is unbounded, so sending before
@@ -22,6 +24,9 @@ pingping(#{size := Size, reps := Reps, drop_one := DropOne}) ->
     micro_result:new(#{size => Size, reps => Reps}, Reps, T1 - T0,
                      ReceivedA + ReceivedB, 2 * Reps).
 
+%% Main's go (carrying the peer's pid) is this process's own message, but
+%% the peer's message 1 may arrive before it (spec §4.1): the selective
+%% receive takes go first and leaves {msg, 1, _} in the mailbox until then.
 exchanger(Name, Main, Size, Reps, DropOne) ->
     Main ! {ready, self()},
     Peer = receive {go, P} -> P end,

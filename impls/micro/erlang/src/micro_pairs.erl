@@ -2,6 +2,8 @@
 %% D seconds; main stops them with a stop message in each initiator's mailbox.
 -module(micro_pairs).
 -export([pairs/1]).
+%% For the tests: the result line of counts no run from outside can force.
+-export([result/4]).
 
 pairs(#{pairs := P, seconds := Seconds, drop_one := DropOne}) ->
     Main = self(),
@@ -64,9 +66,8 @@ result(P, Seconds, Elapsed, Counts) ->
     [micro:fail("pairs: pair ~b made ~b round trips but its echoer received ~b pings",
                 [I, RT, Pings])
      || {I, {RT, Pings}} <- lists:zip(lists:seq(0, P - 1), Counts), RT =/= Pings],
+    %% No round trip at all is a result too (spec §4.5): every count is 0.
     RoundTrips = lists:sum([RT || {RT, _} <- Counts]),
-    RoundTrips > 0 orelse
-        micro:fail("pairs: no pair completed a round trip in ~s s", [micro_result:number(Seconds)]),
     Received = lists:sum([RT + Pings || {RT, Pings} <- Counts]),
     Result = micro_result:new(#{pairs => P, seconds => Seconds}, RoundTrips, Elapsed,
                               Received, 2 * RoundTrips),

@@ -5,14 +5,15 @@
 -export([new/5, verify/1, to_json/1, number/1]).
 
 %% The fields every benchmark has; ns_per_op is elapsed/ops unless the
-%% benchmark overrides it. main adds `bench`.
+%% benchmark overrides it, and 0 when no op completed (pairs with no round
+%% trip, spec §4.5): JSON has no infinity. main adds `bench`.
 new(Params, Ops, ElapsedNs, Received, Expected) ->
     #{schema => 1,
       runtime => <<"erlang">>,
       params => Params#{cores => erlang:system_info(schedulers_online)},
       ops => Ops,
       elapsed_ns => ElapsedNs,
-      ns_per_op => ElapsedNs / Ops,
+      ns_per_op => case Ops of 0 -> 0.0; _ -> ElapsedNs / Ops end,
       checks => #{received => Received, expected => Expected}}.
 
 verify(#{checks := #{received := Same, expected := Same}}) ->

@@ -225,3 +225,35 @@ float_from(Text) ->
 
 skip(<<C, Rest/binary>>) when C =:= $\s; C =:= $\t; C =:= $\n; C =:= $\r -> skip(Rest);
 skip(Bin) -> Bin.
+
+%% Regression for "B expected GO, got Parcel" (spec §4.1): each side of
+%% pingping starts on its own go, and A's message 1 may reach B before it.
+pingping_sides_start_on_their_own_go_test() ->
+    Main = self(),
+    A = spawn_link(fun() -> micro_latency:exchanger("A", Main, 100, 50, false) end),
+    B = spawn_link(fun() -> micro_latency:exchanger("B", Main, 100, 50, false) end),
+    [receive {ready, Pid} -> ok end || Pid <- [A, B]],
+    A ! {go, B},
+    ?assert(wait_for_messages(B, 1, 5000)),
+    receive {done, _, _} -> ?assert(false) after 100 -> ok end,
+    ?assertEqual({message_queue_len, 1}, erlang:process_info(B, message_queue_len)),
+    B ! {go, A},
+    ?assertEqual([50, 50], [receive {done, Pid, N} -> N end || Pid <- [A, B]]).
+
+wait_for_messages(Pid, N, Ms) ->
+    case erlang:process_info(Pid, message_queue_len) of
+        {message_queue_len, N} -> true;
+        _ when Ms =< 0 -> false;
+        _ -> timer:sleep(1), wait_for_messages(Pid, N, Ms - 1)
+    end.
+
+%% spec §4.5: a run in which no pair completed a round trip is a result.
+pairs_with_no_round_trip_print_zeros_test() ->
+    Line = iolist_to_binary(micro_result:to_json(
+        (micro_pairs:result(2, 0.001, 1500000, [{0, 0}, {0, 0}]))#{bench => pairs})),
+    Result = decode(Line),
+    [?assertEqual({Field, 0}, {Field, maps:get(Field, Result)})
+     || Field <- [<<"ops">>, <<"round_trips">>, <<"messages">>, <<"min_pair_round_trips">>]],
+    ?assertEqual(0.0, float(maps:get(<<"ns_per_op">>, Result))),
+    ?assertEqual(0.0, float(maps:get(<<"messages_per_s">>, Result))),
+    ?assertEqual(#{<<"received">> => 0, <<"expected">> => 0}, maps:get(<<"checks">>, Result)).

@@ -53,6 +53,8 @@ pub async fn pingping(cfg: &Config) -> Report {
     let (to_b, inbox_b) = mpsc::channel(1);
     let (ready, mut readies) = mpsc::unbounded_channel();
     let (done, mut dones) = mpsc::unbounded_channel();
+    // Each task's go comes alone on a oneshot of its own (spec §4.1): A's
+    // message 1 may reach inbox_b before main's go reaches B.
     let (go_a, start_a) = oneshot::channel();
     let (go_b, start_b) = oneshot::channel();
     let (size, reps) = (cfg.size, cfg.reps);
@@ -210,4 +212,58 @@ async fn ponger(
         let _ = pongs.send(k).await;
     }
     let _ = done.send(received);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Regression for "B expected GO, got Parcel" (spec §4.1): each side of
+    /// pingping starts on its own go, and A's message 1 may reach B before it.
+    #[test]
+    fn pingping_sides_start_on_their_own_go() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (to_a, inbox_a) = mpsc::channel(1);
+            let (to_b, inbox_b) = mpsc::channel(1);
+            let b_mailbox = to_b.clone();
+            let (ready, mut readies) = mpsc::unbounded_channel();
+            let (done, mut dones) = mpsc::unbounded_channel();
+            let (go_a, start_a) = oneshot::channel();
+            let (go_b, start_b) = oneshot::channel();
+            let (a, b) = (ready.clone(), done.clone());
+            tokio::spawn(exchanger("A", 100, 50, inbox_a, to_b, a, start_a, b, false));
+            tokio::spawn(exchanger(
+                "B", 100, 50, inbox_b, to_a, ready, start_b, done, false,
+            ));
+            readies.recv().await;
+            readies.recv().await;
+
+            let _ = go_a.send(());
+            let full = async {
+                while b_mailbox.capacity() > 0 {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            };
+            tokio::time::timeout(Duration::from_secs(5), full)
+                .await
+                .expect("A sends its message 1 on its own go");
+            let early = tokio::time::timeout(Duration::from_millis(100), dones.recv()).await;
+            assert!(early.is_err(), "a side finished while B waited for its go");
+            assert_eq!(
+                b_mailbox.capacity(),
+                0,
+                "B took a message before its own go"
+            );
+
+            let _ = go_b.send(());
+            assert_eq!(dones.recv().await, Some(50));
+            assert_eq!(dones.recv().await, Some(50));
+        });
+    }
 }

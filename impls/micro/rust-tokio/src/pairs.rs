@@ -137,3 +137,25 @@ async fn echoer(
     }
     let _ = done.send((pair, received));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use serde_json::Value;
+
+    /// spec §4.5: a run in which no pair completed a round trip is a result.
+    #[test]
+    fn no_round_trip_prints_zeros() {
+        let report = report(Duration::from_micros(1500), &[0, 0], &[0, 0]);
+        assert_eq!(report.verify(1, 1), Ok(()));
+        let cfg =
+            Config::try_parse_from(["micro", "pairs", "--pairs", "2", "--cores", "1"]).unwrap();
+        let line: Value = serde_json::from_str(&report.to_json(&cfg, 1)).unwrap();
+        for field in ["ops", "round_trips", "messages", "min_pair_round_trips"] {
+            assert_eq!(line[field], 0, "{field} in {line}");
+        }
+        assert_eq!(line["ns_per_op"].as_f64(), Some(0.0), "{line}");
+        assert_eq!(line["messages_per_s"].as_f64(), Some(0.0), "{line}");
+    }
+}

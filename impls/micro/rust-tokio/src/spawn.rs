@@ -1,13 +1,13 @@
 //! spawn, maxprocs and idle (spec/MICRO.md §4.3, §4.4, §4.6): many tasks
 //! alive at once, each costing its future's state, its task header and, for
-//! spawn, its oneshot mailbox.
+//! spawn, its mailbox: a bounded mpsc channel like every other task's.
 
 use crate::config::Config;
 use crate::fail;
 use crate::report::Report;
 use serde_json::json;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 pub async fn spawn(cfg: &Config) -> Report {
@@ -19,9 +19,10 @@ pub async fn spawn(cfg: &Config) -> Report {
 
     let t0 = Instant::now();
     for _ in 0..n {
-        // A dormant task waits for exactly one message, so its mailbox is a
-        // oneshot: the smallest channel tokio has.
-        let (mailbox, inbox) = oneshot::channel();
+        // The same kind of mailbox as a pingping task's (spec §4.3): an mpsc
+        // channel of capacity 1, not a oneshot, which could carry only one
+        // message in its life and costs less than a real mailbox.
+        let (mailbox, inbox) = mpsc::channel(1);
         mailboxes.push(mailbox);
         tokio::spawn(dormant(inbox, ack.clone(), stopped.clone()));
     }
@@ -36,7 +37,8 @@ pub async fn spawn(cfg: &Config) -> Report {
     let elapsed = t0.elapsed();
 
     for mailbox in mailboxes {
-        let _ = mailbox.send(());
+        // Never waits: nothing else is ever sent to a dormant task.
+        let _ = mailbox.try_send(());
     }
     for _ in 0..n {
         stops.recv().await;
@@ -49,12 +51,12 @@ pub async fn spawn(cfg: &Config) -> Report {
 
 /// Acknowledges that it runs, then waits for its stop message.
 async fn dormant(
-    inbox: oneshot::Receiver<()>,
+    mut inbox: mpsc::Receiver<()>,
     ack: mpsc::UnboundedSender<()>,
     stopped: mpsc::UnboundedSender<()>,
 ) {
     let _ = ack.send(());
-    let _ = inbox.await;
+    let _ = inbox.recv().await;
     let _ = stopped.send(());
 }
 

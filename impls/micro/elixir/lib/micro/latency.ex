@@ -27,7 +27,12 @@ defmodule Micro.Latency do
     Micro.Result.new(%{size: size, reps: reps}, reps, t1 - t0, received_a + received_b, 2 * reps)
   end
 
-  defp exchanger(name, main, size, reps, drop_one) do
+  @doc false
+  # Public for the tests. Main's go (carrying the peer's pid) is this
+  # process's own message, but the peer's message 1 may arrive before it
+  # (spec §4.1): the selective receive takes go first and leaves
+  # {:msg, 1, _} in the mailbox until then.
+  def exchanger(name, main, size, reps, drop_one) do
     send(main, {:ready, self()})
     peer = receive do: ({:go, peer} -> peer)
     if drop_one, do: receive(do: ({:msg, _, _} -> :dropped))

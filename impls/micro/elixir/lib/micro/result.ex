@@ -5,7 +5,11 @@ defmodule Micro.Result do
   (Elixir 1.14 has no JSON module and hex.pm is not a dependency here).
   """
 
-  @doc "The fields every benchmark has; ns_per_op is elapsed/ops unless the benchmark overrides it. Main adds `bench`."
+  @doc """
+  The fields every benchmark has; ns_per_op is elapsed/ops unless the
+  benchmark overrides it, and 0 when no op completed (pairs with no round
+  trip, spec §4.5): JSON has no infinity. Main adds `bench`.
+  """
   def new(params, ops, elapsed_ns, received, expected) do
     %{
       schema: 1,
@@ -13,7 +17,7 @@ defmodule Micro.Result do
       params: Map.put(params, :cores, :erlang.system_info(:schedulers_online)),
       ops: ops,
       elapsed_ns: elapsed_ns,
-      ns_per_op: elapsed_ns / ops,
+      ns_per_op: if(ops == 0, do: 0.0, else: elapsed_ns / ops),
       checks: %{received: received, expected: expected}
     }
   end

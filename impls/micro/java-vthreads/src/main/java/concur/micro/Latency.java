@@ -9,7 +9,6 @@ import concur.micro.Msg.Pong;
 import concur.micro.Msg.Signal;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /** pingping and pingpong (spec/MICRO.md §4.1, §4.2): two virtual threads, each owning its mailbox. */
 final class Latency {
@@ -19,15 +18,18 @@ final class Latency {
         var main = new Mailbox<Msg>();
         var toA = new Mailbox<Msg>();
         var toB = new Mailbox<Msg>();
-        // One start signal for both: a GO in each mailbox would race with
-        // the other side's first parcel, which may arrive before it.
-        var go = new CountDownLatch(1);
-        var a = Thread.ofVirtual().name("A").start(() -> exchange("A", cfg, go, toA, toB, main, false));
-        var b = Thread.ofVirtual().name("B").start(() -> exchange("B", cfg, go, toB, toA, main, cfg.dropOne()));
+        // Each side's GO comes alone on a start queue of its own (§4.1): in
+        // the parcel mailbox it could arrive after the other side's first
+        // parcel, which is sent as soon as that side has its own GO.
+        var startA = new Mailbox<Msg>();
+        var startB = new Mailbox<Msg>();
+        var a = Thread.ofVirtual().name("A").start(() -> exchange("A", cfg, startA, toA, toB, main, false));
+        var b = Thread.ofVirtual().name("B").start(() -> exchange("B", cfg, startB, toB, toA, main, cfg.dropOne()));
         Processes.awaitReady(main, 2);
 
         long t0 = System.nanoTime();
-        go.countDown();
+        startA.send(Signal.GO);
+        startB.send(Signal.GO);
         long received = Processes.awaitDone(main).count() + Processes.awaitDone(main).count();
         long elapsed = System.nanoTime() - t0;
 
@@ -36,15 +38,11 @@ final class Latency {
         return new Result(cfg, params, cfg.reps(), elapsed, received, 2L * cfg.reps());
     }
 
-    /** One side of pingping: send message k, then receive the other's message k. */
-    private static void exchange(String name, Config cfg, CountDownLatch go, Mailbox<Msg> in,
-                                 Mailbox<Msg> out, Mailbox<Msg> main, boolean dropOne) {
+    /** One side of pingping: from its own GO on, send message k, then receive the other's message k. */
+    static void exchange(String name, Config cfg, Mailbox<Msg> start, Mailbox<Msg> in,
+                         Mailbox<Msg> out, Mailbox<Msg> main, boolean dropOne) {
         main.send(Signal.READY);
-        try {
-            go.await();
-        } catch (InterruptedException e) {
-            fail("pingping: process " + name + " interrupted before the start");
-        }
+        Processes.expect(start, Signal.GO, "pingping: process " + name);
         if (dropOne) {
             in.receive();
         }

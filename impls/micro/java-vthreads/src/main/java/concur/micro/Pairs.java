@@ -73,7 +73,7 @@ final class Pairs {
         main.send(new Done(pair, k));
     }
 
-    private static Result result(Config cfg, long elapsed, long[] roundTrips, long[] pings) {
+    static Result result(Config cfg, long elapsed, long[] roundTrips, long[] pings) {
         long total = 0;
         long received = 0;
         long slowest = Long.MAX_VALUE;

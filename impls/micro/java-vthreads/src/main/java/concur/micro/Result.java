@@ -25,7 +25,8 @@ final class Result {
         this.params.put("cores", Runtime.getRuntime().availableProcessors());
         this.ops = ops;
         this.elapsedNs = elapsedNs;
-        this.nsPerOp = (double) elapsedNs / ops;
+        // 0 when no op completed (pairs with no round trip, §4.5): JSON has no infinity.
+        this.nsPerOp = ops == 0 ? 0 : (double) elapsedNs / ops;
         this.received = received;
         this.expected = expected;
     }

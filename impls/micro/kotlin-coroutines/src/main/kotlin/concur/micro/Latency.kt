@@ -1,7 +1,5 @@
 package concur.micro
 
-import kotlinx.coroutines.CompletableDeferred
-import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
 
@@ -11,27 +9,30 @@ suspend fun pingping(cfg: Config): Result = coroutineScope {
     val main = mailbox()
     val toA = mailbox()
     val toB = mailbox()
-    // One start signal for both: a Go in each channel would race with the
-    // other side's first parcel, which may arrive before it.
-    val go = CompletableDeferred<Unit>()
-    launch { exchange("A", cfg, go, toA, toB, main, dropOne = false) }
-    launch { exchange("B", cfg, go, toB, toA, main, cfg.dropOne) }
+    // Each side's Go comes alone on a start channel of its own (§4.1): in the
+    // parcel channel it could arrive after the other side's first parcel,
+    // which is sent as soon as that side has its own Go.
+    val startA = mailbox()
+    val startB = mailbox()
+    launch { exchange("A", cfg, startA, toA, toB, main, dropOne = false) }
+    launch { exchange("B", cfg, startB, toB, toA, main, cfg.dropOne) }
     main.awaitReady(2)
 
     val t0 = System.nanoTime()
-    go.complete(Unit)
+    startA.send(Msg.Go)
+    startB.send(Msg.Go)
     val received = main.awaitDone().count + main.awaitDone().count
     val elapsed = System.nanoTime() - t0
 
     Result(cfg, mapOf("size" to cfg.size, "reps" to cfg.reps), cfg.reps.toLong(), elapsed, received, 2L * cfg.reps)
 }
 
-/** One side of pingping: send message k, then receive the other's message k. */
-private suspend fun exchange(
-    name: String, cfg: Config, go: Deferred<Unit>, inbox: Mailbox, out: Mailbox, main: Mailbox, dropOne: Boolean,
+/** One side of pingping: from its own [Msg.Go] on, send message k, then receive the other's message k. */
+internal suspend fun exchange(
+    name: String, cfg: Config, start: Mailbox, inbox: Mailbox, out: Mailbox, main: Mailbox, dropOne: Boolean,
 ) {
     main.send(Msg.Ready)
-    go.await()
+    start.expect(Msg.Go, "pingping: process $name")
     if (dropOne) inbox.receive()
     var received = 0L
     for (k in 1..cfg.reps) {

@@ -55,7 +55,7 @@ private suspend fun initiate(pair: Int, inbox: Mailbox, toB: Mailbox, stop: Atom
     main.send(Msg.Done(pair, k))
 }
 
-private fun pairsResult(cfg: Config, elapsed: Long, roundTrips: LongArray, pings: LongArray): Result {
+internal fun pairsResult(cfg: Config, elapsed: Long, roundTrips: LongArray, pings: LongArray): Result {
     for (i in roundTrips.indices) {
         if (roundTrips[i] != pings[i]) fail("pairs: pair $i made ${roundTrips[i]} round trips but its B received ${pings[i]} pings")
     }

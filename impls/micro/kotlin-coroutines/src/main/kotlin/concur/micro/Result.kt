@@ -16,7 +16,8 @@ class Result(
     val bench = cfg.bench
     /** The benchmark's own parameters, plus the parallelism in effect. */
     val params = params + ("cores" to Runtime.getRuntime().availableProcessors())
-    var nsPerOp = elapsedNs.toDouble() / ops
+    /** 0 when no op completed (pairs with no round trip, §4.5): JSON has no infinity. */
+    var nsPerOp = if (ops == 0L) 0.0 else elapsedNs.toDouble() / ops
     /** The per-benchmark fields of §7 (procs, round_trips, tasks, …), in output order. */
     val extra = LinkedHashMap<String, Any>()
 

@@ -52,48 +52,53 @@ object PingPing {
 
   /** One side of the exchange. As an actor it cannot block in receive, so its state counts what it has sent and
     * received: it sends message k+1 once it has both sent k and received the other's k, exactly the loop
-    * "send k, receive k". The other's message 1 may even arrive before Go.
+    * "send k, receive k". Go, its own message from main, starts it; the other's message 1 may arrive before Go and is
+    * then stashed, not received, until Go (spec/MICRO.md §4.1). Only message 1 can come early: the other sends
+    * message 2 after receiving this side's message 1, which needs Go.
     */
-  private def exchanger(name: String, cfg: Config, main: ActorRef[Event], dropOne: Boolean): Behavior[Command] =
-    Behaviors.setup { _ =>
-      main ! Ready
-      var peer: ActorRef[Command] = null
-      var sent = 0
-      var got = 0
+  private[micro] def exchanger(name: String, cfg: Config, main: ActorRef[Event], dropOne: Boolean): Behavior[Command] =
+    Behaviors.withStash[Command](1) { early =>
+      Behaviors.setup { _ =>
+        main ! Ready
+        var peer: ActorRef[Command] = null
+        var sent = 0
+        var got = 0
 
-      def sendAhead(): Unit =
-        while (peer != null && sent < cfg.reps && sent <= got) {
-          sent += 1
-          peer ! Parcel(sent, payload(cfg.size, sent))
-        }
-
-      def start(p: ActorRef[Command]): Unit = {
-        peer = p
-        sendAhead()
-      }
-
-      lazy val exchanging: Behavior[Command] = Behaviors.receiveMessage {
-        case Go(p) =>
-          start(p)
-          Behaviors.same
-        case Parcel(k, data) =>
-          check(name, k, got + 1, data, cfg.size)
-          got = k
-          sendAhead()
-          if (got < cfg.reps) Behaviors.same
-          else {
-            main ! Done(got)
-            Behaviors.stopped
+        def sendAhead(): Unit =
+          while (sent < cfg.reps && sent <= got) {
+            sent += 1
+            peer ! Parcel(sent, payload(cfg.size, sent))
           }
+
+        def secondGo(): Nothing = fail(s"pingping: process $name received a second Go")
+
+        lazy val exchanging: Behavior[Command] = Behaviors.receiveMessage {
+          case Parcel(k, data) =>
+            check(name, k, got + 1, data, cfg.size)
+            got = k
+            sendAhead()
+            if (got < cfg.reps) Behaviors.same
+            else {
+              main ! Done(got)
+              Behaviors.stopped
+            }
+          case Go(_) => secondGo()
+        }
+        // --drop-one: the first parcel is taken out of the mailbox and ignored.
+        lazy val droppingFirst: Behavior[Command] = Behaviors.receiveMessage {
+          case _: Parcel => exchanging
+          case Go(_)     => secondGo()
+        }
+        Behaviors.receiveMessage {
+          case Go(p) =>
+            peer = p
+            sendAhead()
+            early.unstashAll(if (dropOne) droppingFirst else exchanging)
+          case parcel: Parcel =>
+            early.stash(parcel)
+            Behaviors.same
+        }
       }
-      // --drop-one: the first parcel is taken out of the mailbox and ignored.
-      lazy val droppingFirst: Behavior[Command] = Behaviors.receiveMessage {
-        case Go(p) =>
-          start(p)
-          Behaviors.same
-        case _: Parcel => exchanging
-      }
-      if (dropOne) droppingFirst else exchanging
     }
 
   /** A fresh payload, every byte k mod 251 (the JVM zeroes it first; no API avoids that). */

@@ -101,7 +101,7 @@ object Pairs {
     }
   }
 
-  private def pairsResult(cfg: Config, elapsed: Long, roundTrips: Array[Long], pings: Array[Long]): Result = {
+  private[micro] def pairsResult(cfg: Config, elapsed: Long, roundTrips: Array[Long], pings: Array[Long]): Result = {
     for (i <- roundTrips.indices if roundTrips(i) != pings(i))
       fail(s"pairs: pair $i made ${roundTrips(i)} round trips but its B received ${pings(i)} pings")
     val total = roundTrips.sum

@@ -34,9 +34,11 @@ final case class Result(
 object Result {
   val Runtime = "scala-akka"
 
-  /** ns_per_op is elapsed / ops unless the benchmark says otherwise (idle). */
+  /** ns_per_op is elapsed / ops unless the benchmark says otherwise (idle), and 0 when no op completed (pairs with no
+    * round trip, §4.5): JSON has no infinity.
+    */
   def apply(cfg: Config, params: Seq[(String, Any)], ops: Long, elapsedNs: Long, received: Long, expected: Long): Result =
-    Result(cfg.bench, params, ops, elapsedNs, received, expected, elapsedNs.toDouble / ops)
+    Result(cfg.bench, params, ops, elapsedNs, received, expected, if (ops == 0) 0.0 else elapsedNs.toDouble / ops)
 
   private final case class Json(text: String)
 

@@ -18,7 +18,9 @@ class MainSuite extends munit.FunSuite {
   /** Runs the program on a JVM limited to `cores` processors. */
   private def run(cores: Int, args: Seq[String]): Run = {
     val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
-    val command = Seq(java, s"-XX:ActiveProcessorCount=$cores", "-cp", System.getProperty("java.class.path"), "concur.micro.Main") ++ args
+    // As the manifest's start command: Pekko 1.1 reads field offsets through sun.misc.Unsafe, which JDK 25 warns
+    // about on stderr unless allowed.
+    val command = Seq(java, s"-XX:ActiveProcessorCount=$cores", "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"), "concur.micro.Main") ++ args
     val builder = new ProcessBuilder(command.asJava)
     builder.environment().remove("CONCUR_CORES")
     val process = builder.start()
