@@ -1,0 +1,96 @@
+//! The server's settings, read once from the environment the orchestrator
+//! gives it (spec/SPEC.md §1). A bad value stops the server before it listens,
+//! with a message naming the variable, so a typo never runs a benchmark with a
+//! silently different workload.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// spec/static/hello.html of the repository, wherever the server is started.
+pub const DEFAULT_PAGE_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../spec/static/hello.html");
+
+/// The thread pool's size when `CONCUR_THREADS` is unset: one thread per
+/// connection, enough for the verifier's 200 concurrent long polls and the
+/// requests beside them (SPEC §2).
+pub const DEFAULT_THREADS: usize = 256;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `PORT`, on 127.0.0.1.
+    pub port: u16,
+    /// `CONCUR_CORES`: how many CPUs the process may run on.
+    pub cores: usize,
+    /// `CONCUR_THREADS`: the pool's worker threads, i.e. connections served at once.
+    pub threads: usize,
+    /// `CONCUR_BCRYPT_COST`.
+    pub bcrypt_cost: u32,
+    /// `CONCUR_PAGE_FILE`, read on every `/page` request.
+    pub page_file: PathBuf,
+    /// `CONCUR_PAGE_DELAY_EVERY`: every Nth `/page` is delayed.
+    pub page_delay_every: u64,
+    /// `CONCUR_PAGE_DELAY_MS`.
+    pub page_delay: Duration,
+    /// `CONCUR_LONGPOLL_MS`.
+    pub long_poll: Duration,
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Config, String> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the settings through `lookup` (the environment in `main`, a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let get = |name: &str| lookup(name).filter(|v| !v.is_empty());
+        if get("PORT").is_none() {
+            return Err("PORT is not set (e.g. PORT=8080 ./target/release/concur-threadpool)".into());
+        }
+        let int = |name: &str, default: u64, min: u64, max: u64| match get(name) {
+            None => Ok(default),
+            Some(v) => v.parse::<u64>().ok().filter(|n| (min..=max).contains(n)).ok_or(format!("{name}={v:?}: must be an integer from {min} to {max}")),
+        };
+        Ok(Config {
+            port: int("PORT", 0, 1, 65535)? as u16,
+            cores: int("CONCUR_CORES", 1, 1, 4096)? as usize,
+            threads: int("CONCUR_THREADS", DEFAULT_THREADS as u64, 1, 65536)? as usize,
+            bcrypt_cost: int("CONCUR_BCRYPT_COST", 10, 4, 31)? as u32,
+            page_file: get("CONCUR_PAGE_FILE").unwrap_or_else(|| DEFAULT_PAGE_FILE.into()).into(),
+            page_delay_every: int("CONCUR_PAGE_DELAY_EVERY", 10, 1, u32::MAX as u64)?,
+            page_delay: Duration::from_millis(int("CONCUR_PAGE_DELAY_MS", 2000, 0, u32::MAX as u64)?),
+            long_poll: Duration::from_millis(int("CONCUR_LONGPOLL_MS", 5000, 0, u32::MAX as u64)?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
+        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_follow_spec_section_1() {
+        let c = config(&[("PORT", "8080")]).unwrap();
+        assert_eq!((c.port, c.cores, c.threads, c.bcrypt_cost, c.page_delay_every), (8080, 1, 256, 10, 10));
+        assert_eq!((c.page_delay, c.long_poll), (Duration::from_millis(2000), Duration::from_millis(5000)));
+        assert!(c.page_file.ends_with("spec/static/hello.html"));
+    }
+
+    #[test]
+    fn the_thesis_cost_20_is_accepted() {
+        assert_eq!(config(&[("PORT", "1"), ("CONCUR_BCRYPT_COST", "20")]).unwrap().bcrypt_cost, 20);
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        assert!(config(&[]).unwrap_err().contains("PORT is not set"));
+        assert!(config(&[("PORT", "http")]).unwrap_err().starts_with("PORT=\"http\""));
+        assert!(config(&[("PORT", "1"), ("CONCUR_BCRYPT_COST", "3")]).unwrap_err().starts_with("CONCUR_BCRYPT_COST=\"3\""));
+        assert!(config(&[("PORT", "1"), ("CONCUR_THREADS", "0")]).unwrap_err().starts_with("CONCUR_THREADS"));
+    }
+}
