@@ -1,0 +1,128 @@
+//! Concur's HTTP workload (spec/SPEC.md) on axum: the route table, the state
+//! every handler shares, and the listening socket. `main.rs` builds the tokio
+//! runtime and handles SIGTERM; tests call `app` and `serve` directly.
+
+pub mod config;
+mod error;
+mod extract;
+mod hello;
+mod password;
+mod user;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::routing::{MethodRouter, get, post};
+use axum::serve::ListenerExt;
+use config::Config;
+use error::AppError;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, RwLock};
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::sync::Semaphore;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// SPEC §1: at least 4096 (the kernel caps it at `net.core.somaxconn`).
+/// tokio's `TcpListener::bind` would ask for 128 (mio's default, as std's).
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+const SERVER_NAME: &str = "concur-rust-axum";
+
+/// What every handler shares, cloned into each request by axum's `State`.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    /// user name → bcrypt hash
+    pub passwords: Arc<RwLock<HashMap<String, String>>>,
+    /// user name → the parsed JSON object
+    pub users: Arc<RwLock<HashMap<String, Value>>>,
+    /// /page requests so far, for the every-Nth delay
+    pub page_requests: Arc<AtomicU64>,
+    /// one permit per core: how many bcrypt hashes may run at once
+    hash_permits: Arc<Semaphore>,
+}
+
+impl AppState {
+    pub fn new(config: Config) -> AppState {
+        AppState {
+            hash_permits: Arc::new(Semaphore::new(config.cores)),
+            config: Arc::new(config),
+            passwords: Arc::default(),
+            users: Arc::default(),
+            page_requests: Arc::default(),
+        }
+    }
+
+    /// Runs a bcrypt call on tokio's blocking pool once a permit is free.
+    /// The permit moves into the blocking task, so a client that hangs up
+    /// while its hash runs does not let one more hash start.
+    async fn hashing<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> bcrypt::BcryptResult<T> + Send + 'static,
+    ) -> Result<T, AppError> {
+        let permit = Arc::clone(&self.hash_permits).acquire_owned().await.expect("the semaphore is never closed");
+        let joined = tokio::task::spawn_blocking(move || {
+            let result = work();
+            drop(permit);
+            result
+        })
+        .await;
+        let internal = |e: String| AppError::new(StatusCode::INTERNAL_SERVER_ERROR, e);
+        joined.map_err(|e| internal(format!("bcrypt task failed: {e}")))?.map_err(|e| internal(format!("bcrypt: {e}")))
+    }
+}
+
+/// The whole HTTP surface. axum answers an unknown path with the `fallback`
+/// (404) and a known path with another method with the
+/// `method_not_allowed_fallback` (405, to which it adds `Allow`).
+pub fn app(state: AppState) -> Router {
+    let mut router = Router::new()
+        .route("/", get(hello::hello))
+        .route("/json", get(hello::hello_json))
+        .route("/page", get(hello::page))
+        .route("/longPoll", get(hello::long_poll));
+    let user_routes: [(&str, MethodRouter<AppState>); 4] = [
+        ("/password/set/", post(password::set)),
+        ("/password/verify/", post(password::verify)),
+        ("/user/set/", post(user::set)),
+        ("/user/get/", get(user::get)),
+    ];
+    for (prefix, route) in user_routes {
+        // `{*user}` takes the rest of the path, slashes too, so `a/b` reaches
+        // the handler (and gets 400); it never matches an empty rest, so the
+        // bare prefix is routed as well, for its 400.
+        router = router.route(&format!("{prefix}{{*user}}"), route.clone()).route(prefix, route);
+    }
+    router
+        .method_not_allowed_fallback(|| async { AppError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed") })
+        .fallback(|| async { AppError::not_found("no such route") })
+        .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
+        .layer(SetResponseHeaderLayer::overriding(header::SERVER, HeaderValue::from_static(SERVER_NAME)))
+        .with_state(state)
+}
+
+/// A listening socket on `addr` with SPEC §1's backlog.
+pub fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then waits for the
+/// requests in flight (the caller bounds that wait). hyper adds `Date`.
+pub async fn serve(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = listener.tap_io(|tcp| {
+        // Each response is one write; without this, Nagle's algorithm could
+        // hold a pipelined response behind the client's delayed ACK.
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, app(AppState::new(config))).with_graceful_shutdown(shutdown).await
+}
