@@ -1,0 +1,1 @@
+"""The Concur HTTP workload (spec/SPEC.md) as a Tornado application."""

@@ -1,0 +1,32 @@
+"""bcrypt off the IOLoop, on a bounded thread pool of its own.
+
+The `bcrypt` package releases the GIL while it hashes, so a hash on a pool
+thread runs beside the IOLoop. The pool has one thread per process: a process
+is one core's share (`fork_processes(CONCUR_CORES)`), so with N processes at
+most N hashes run at once. Requests waiting for the thread are queued futures,
+not threads.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import bcrypt
+from tornado.ioloop import IOLoop
+
+HASHES_AT_ONCE = 1
+
+
+class Hasher:
+    def __init__(self, cost: int) -> None:
+        self.cost = cost
+        self.executor = ThreadPoolExecutor(max_workers=HASHES_AT_ONCE, thread_name_prefix="bcrypt")
+
+    async def hash(self, password: bytes) -> bytes:
+        return await IOLoop.current().run_in_executor(self.executor, self._hash, password)
+
+    async def check(self, password: bytes, hashed: bytes) -> bool:
+        return await IOLoop.current().run_in_executor(self.executor, bcrypt.checkpw, password, hashed)
+
+    def _hash(self, password: bytes) -> bytes:
+        return bcrypt.hashpw(password, bcrypt.gensalt(rounds=self.cost))
