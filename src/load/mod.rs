@@ -102,8 +102,9 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
             })
             .collect()
     })?;
+    let total = report::sum(plan.steps.len(), start_ns, outcomes)?;
     let facts = RunFacts { started_unix_ms, start_ns, connections, threads, warnings };
-    report::build(plan, facts, outcomes)
+    report::make(plan, facts, total)
 }
 
 /// Splits the connections, the user indexes, the count budget and the CPUs over the workers.

@@ -74,7 +74,7 @@ pub struct Outcome {
     pub interrupted: bool,
     /// The first error message seen of each kind, for the sentences outside the loop.
     pub first_errors: BTreeMap<ErrorKind, String>,
-    pub warning: Option<String>,
+    pub warnings: Vec<String>,
 }
 
 /// Runs one worker on the calling thread until the run ends.
@@ -85,7 +85,7 @@ pub fn run(shared: &Shared, assignment: Assignment) -> io::Result<Outcome> {
     let cpu_start = CpuTime::thread();
     let mut worker = Worker::new(shared, &assignment)?;
     worker.run();
-    Ok(worker.finish(CpuTime::thread().since(cpu_start), warning))
+    Ok(worker.finish(CpuTime::thread().since(cpu_start), warning.into_iter().collect()))
 }
 
 struct Worker<'a> {
@@ -431,7 +431,7 @@ impl<'a> Worker<'a> {
         self.published = (self.finished, self.failed);
     }
 
-    fn finish(mut self, cpu: CpuTime, warning: Option<String>) -> Outcome {
+    fn finish(mut self, cpu: CpuTime, warnings: Vec<String>) -> Outcome {
         let end_ns = sys::now_ns();
         let end = self.shared.deadline_ns.map_or(end_ns, |d| d.min(end_ns));
         let pace = self.shared.pace;
@@ -452,7 +452,7 @@ impl<'a> Worker<'a> {
             end_ns,
             interrupted: self.interrupted,
             first_errors: self.first_errors,
-            warning,
+            warnings,
         }
     }
 }
