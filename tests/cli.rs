@@ -3,6 +3,8 @@
 //! `verify --url` exits non-zero on a failing check.
 
 mod support;
+#[path = "support/tools.rs"]
+mod tools;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -82,8 +84,7 @@ fn processes_with_arg(arg: &str) -> usize {
 
 #[test]
 fn serve_stops_the_whole_process_tree_on_ctrl_c() {
-    if concur::impls::which("python3").is_none() {
-        eprintln!("skipped: python3 not on PATH");
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let root = fake_root("fake", FAKE);

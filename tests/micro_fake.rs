@@ -6,6 +6,9 @@
 //! that ends the maxprocs search, a lost message is caught, and Ctrl-C keeps
 //! what was stored and leaves no process behind.
 
+#[path = "support/tools.rs"]
+mod tools;
+
 use concur::store::Store;
 use concur::store::micro::{MicroStatus, SearchStop};
 use std::path::{Path, PathBuf};
@@ -34,14 +37,6 @@ seconds = 0.2
 procs = [1, 10]
 sleep_ms = 10
 "#;
-
-fn python() -> bool {
-    let ok = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH (the fake micro implementation is a Python script)");
-    }
-    ok
-}
 
 /// A repository root holding one fake implementation per (name, [cores].env) and the test profile.
 fn root(fakes: &[(&str, &str)]) -> tempfile::TempDir {
@@ -88,7 +83,7 @@ fn latest(root: &tempfile::TempDir) -> (Store, i64) {
 
 #[test]
 fn every_result_of_a_good_implementation_is_stored() {
-    if !python() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let root = root(&[("good", "FAKE_MODE = \"ok\"")]);
@@ -112,7 +107,7 @@ fn every_result_of_a_good_implementation_is_stored() {
 
 #[test]
 fn a_program_past_the_memory_budget_is_killed_and_recorded_as_budget() {
-    if !python() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     // 100 KiB per process: N=100 holds 10 MiB, N=1000 would hold 100 MiB.
@@ -140,7 +135,7 @@ fn a_program_past_the_memory_budget_is_killed_and_recorded_as_budget() {
 
 #[test]
 fn a_failure_at_large_n_is_a_recorded_result_with_its_reason() {
-    if !python() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let root = root(&[("limited", "FAKE_MODE = \"limited\", FAKE_LIMIT = \"500\"")]);
@@ -167,7 +162,7 @@ fn a_failure_at_large_n_is_a_recorded_result_with_its_reason() {
 
 #[test]
 fn a_lost_message_in_the_line_is_a_failure_not_a_number() {
-    if !python() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let root = root(&[("lossy", "FAKE_MODE = \"lossy\"")]);
@@ -194,7 +189,7 @@ fn a_missing_toolchain_is_skipped_with_one_line() {
 
 #[test]
 fn ctrl_c_stops_the_program_keeps_results_and_marks_the_run() {
-    if !python() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let root = root(&[("good", "FAKE_MODE = \"ok\""), ("zslow", "FAKE_MODE = \"slow\", FAKE_SLEEP = \"60\"")]);

@@ -1,7 +1,10 @@
 //! `concur micro` against the real Go implementation (impls/micro/go):
 //! the quick profile's pingpong and spawn, built, run pinned, validated and
-//! stored, with a goroutine's memory near its anchor (≈ 2-3 KB). Skipped
-//! with a printed reason when `go` is not installed.
+//! stored, with a goroutine's memory near its anchor (≈ 2-3 KB). A missing
+//! `go` fails the test (see `support/tools.rs`).
+
+#[path = "support/tools.rs"]
+mod tools;
 
 use concur::store::Store;
 use concur::store::micro::MicroStatus;
@@ -10,8 +13,7 @@ use std::process::Command;
 
 #[test]
 fn quick_pingpong_and_spawn_of_go_are_measured_and_stored() {
-    if concur::impls::which("go").is_none() {
-        eprintln!("skipped: `go` is not on PATH, so impls/micro/go cannot be built");
+    if tools::require(&tools::GO).is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

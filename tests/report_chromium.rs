@@ -1,11 +1,13 @@
 //! The report as a browser shows it: headless Chromium (Debian's `chromium`,
 //! installed by scripts/setup.sh) loads index.html from disk with the
 //! network off, and the charts must be in its DOM and on its screenshot in
-//! each implementation's colour. Skipped, saying so, when no Chromium is
-//! installed.
+//! each implementation's colour. A missing Chromium fails the test (see
+//! `support/tools.rs`).
 
 #[path = "support/results.rs"]
 mod results;
+#[path = "support/tools.rs"]
+mod tools;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,10 +15,6 @@ use std::process::Command;
 /// The first two series colours of the report's palette (Tableau 10).
 const BLUE: [u8; 3] = [0x4e, 0x79, 0xa7];
 const ORANGE: [u8; 3] = [0xf2, 0x8e, 0x2b];
-
-fn chromium() -> Option<PathBuf> {
-    ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"].iter().find_map(|c| concur::impls::which(c))
-}
 
 fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std::process::Output {
     Command::new(browser)
@@ -50,8 +48,7 @@ fn count_colour(png: &Path, rgb: [u8; 3]) -> usize {
 
 #[test]
 fn chromium_draws_the_charts() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (scripts/setup.sh installs Debian's `chromium`)");
+    let Some(browser) = tools::require(&tools::CHROMIUM) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -5,6 +5,9 @@
 //! points; an implementation that cannot be verified is recorded as failed,
 //! not measured.
 
+#[path = "support/tools.rs"]
+mod tools;
+
 use concur::store::{ImplStatus, RunStatus, Store};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
@@ -113,21 +116,13 @@ impl Fake {
 
 const PYTHON: &str = "python3 server.py {port} MARKER";
 
-fn python_missing() -> bool {
-    let missing = concur::impls::which("python3").is_none();
-    if missing {
-        eprintln!("skipped: python3 not on PATH");
-    }
-    missing
-}
-
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 #[test]
 fn every_point_is_stored_with_its_measurements() {
-    if python_missing() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let fake = Fake::new(PYTHON);
@@ -149,7 +144,7 @@ fn every_point_is_stored_with_its_measurements() {
 
 #[test]
 fn ctrl_c_keeps_finished_points_leaves_no_server_and_resume_takes_only_the_rest() {
-    if python_missing() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let fake = Fake::new(PYTHON);
@@ -179,7 +174,7 @@ fn ctrl_c_keeps_finished_points_leaves_no_server_and_resume_takes_only_the_rest(
 
 #[test]
 fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
-    if python_missing() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let fake = Fake::new(PYTHON);
@@ -199,7 +194,7 @@ fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
 
 #[test]
 fn a_killed_orchestrator_leaves_no_verification_server() {
-    if python_missing() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let fake = Fake::new(PYTHON);
@@ -216,7 +211,7 @@ fn a_killed_orchestrator_leaves_no_verification_server() {
 
 #[test]
 fn an_implementation_that_fails_verification_is_recorded_not_measured() {
-    if python_missing() {
+    if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
     let fake = Fake::new("sh -c 'echo listening is hard >&2; exit 3' MARKER");

@@ -5,6 +5,9 @@
 use super::http::Parser;
 use mio::net::TcpStream;
 
+const FIRST_BACKOFF_NS: u64 = 10_000_000;
+const MAX_BACKOFF_NS: u64 = 1_000_000_000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
     /// Not yet scheduled.
@@ -76,6 +79,14 @@ impl Conn {
             return true;
         }
         false
+    }
+
+    /// Holds the next connect back, twice as long after each consecutive failure
+    /// (10 ms, 20 ms, ... up to 1 s), so that a failing connect is retried from
+    /// the timer heap rather than at once.
+    pub fn back_off(&mut self, now: u64) {
+        self.retry_at = now + (FIRST_BACKOFF_NS << self.failures.min(7)).min(MAX_BACKOFF_NS);
+        self.failures += 1;
     }
 
     #[inline]

@@ -1,10 +1,14 @@
 //! `concur merge`: the results of load processes that ran at the same time
-//! against one server, combined as if one process had run them all. The
-//! histograms add exactly (they are HDR histograms with the same bounds), the
-//! counts sum, the timelines line up on their wall-clock start.
+//! against one server, combined as if one process had run them all. Each
+//! report is read back as one worker's outcome and summed by `report::sum`,
+//! the function that sums a run's workers: the histograms add exactly (they
+//! are HDR histograms with the same bounds), the counts sum, the timelines
+//! line up on their wall-clock start. Only the settings are added up here.
 
-use super::report::{LoadReport, SCHEMA};
-use crate::stats::{Latencies, Timeline};
+use super::report::{self, LoadReport, SCHEMA};
+use super::sys::CpuTime;
+use super::worker::{Outcome, StepTally};
+use crate::stats::{ErrorKind, Timeline};
 use anyhow::{Result, bail};
 
 pub fn merge(reports: &[LoadReport]) -> Result<LoadReport> {
@@ -19,26 +23,13 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport> {
         }
     }
     let start_ms = reports.iter().map(|r| r.started_unix_ms).min().unwrap_or(0);
-    let end_ms = reports.iter().map(|r| r.started_unix_ms as f64 + r.elapsed_s * 1000.0).fold(0.0, f64::max);
+    let outcomes = reports.iter().map(|r| outcome(r, start_ms)).collect::<Result<Vec<_>>>()?;
+    let total = report::sum(first.steps.len(), 0, outcomes)?;
     let mut merged = first.clone();
-    let mut latencies = first.step_latencies()?;
-    let mut timeline = Timeline::default();
     merged.started_unix_ms = start_ms;
-    merged.elapsed_s = (end_ms - start_ms as f64) / 1000.0;
-    timeline.merge(&first.timeline, offset(first, start_ms));
+    merged.warnings.clear();
     for r in &reports[1..] {
-        for ((total, step), l) in merged.steps.iter_mut().zip(&r.steps).zip(&mut latencies) {
-            l.add(&Latencies::decode(&step.latency.histogram)?)?;
-            total.requests += step.requests;
-            total.errors += step.errors;
-            total.errors_by_kind.merge(&step.errors_by_kind);
-        }
-        timeline.merge(&r.timeline, offset(r, start_ms));
         merged.sources += r.sources;
-        merged.interrupted |= r.interrupted;
-        merged.bytes_read += r.bytes_read;
-        merged.cpu.user_s += r.cpu.user_s;
-        merged.cpu.system_s += r.cpu.system_s;
         let s = &mut merged.settings;
         s.connections += r.settings.connections;
         s.threads += r.settings.threads;
@@ -47,26 +38,45 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport> {
         merged.rate = match (merged.rate.take(), &r.rate) {
             (Some(mut a), Some(b)) => {
                 a.target_per_s += b.target_per_s;
-                a.sent += b.sent;
-                a.owed += b.owed;
                 Some(a)
             }
             _ => None,
         };
-        for (kind, text) in &r.error_messages {
-            merged.error_messages.entry(kind.clone()).or_insert_with(|| text.clone());
-        }
-        merged.warnings.extend(r.warnings.iter().filter(|w| !first.warnings.contains(w)).cloned());
     }
-    for (step, l) in merged.steps.iter_mut().zip(&latencies) {
-        step.latency = l.stats();
-    }
-    merged.timeline = timeline.0;
-    merged.derive(&latencies)?;
+    merged.count(total, 0)?;
     Ok(merged)
 }
 
-/// Whole seconds between the earliest start and this report's start.
-fn offset(r: &LoadReport, start_ms: u64) -> usize {
-    ((r.started_unix_ms - start_ms + 500) / 1000) as usize
+/// A report read back as the outcome of one worker whose clock starts at
+/// `start_ms`, the earliest start of the reports merged.
+fn outcome(r: &LoadReport, start_ms: u64) -> Result<Outcome> {
+    let offset_ms = r.started_unix_ms - start_ms;
+    let mut timeline = Timeline::default();
+    timeline.merge(&r.timeline, ((offset_ms + 500) / 1000) as usize);
+    let steps = r
+        .steps
+        .iter()
+        .map(|s| Ok(StepTally { latencies: s.latency.latencies()?, ok: s.requests, errors: s.errors_by_kind.clone() }))
+        .collect::<Result<_>>()?;
+    let first_errors = r
+        .error_messages
+        .iter()
+        .map(|(name, text)| match ErrorKind::ALL.into_iter().find(|k| k.name() == name) {
+            Some(kind) => Ok((kind, text.clone())),
+            None => bail!("cannot merge: unknown error kind '{name}' in error_messages"),
+        })
+        .collect::<Result<_>>()?;
+    let ns = |s: f64| (s * 1e9).round() as u64;
+    Ok(Outcome {
+        steps,
+        timeline,
+        bytes_read: r.bytes_read,
+        sent: r.rate.as_ref().map_or(0, |rate| rate.sent),
+        owed: r.rate.as_ref().map_or(0, |rate| rate.owed),
+        cpu: CpuTime { user_ns: ns(r.cpu.user_s), system_ns: ns(r.cpu.system_s) },
+        end_ns: offset_ms * 1_000_000 + ns(r.elapsed_s),
+        interrupted: r.interrupted,
+        first_errors,
+        warnings: r.warnings.clone(),
+    })
 }

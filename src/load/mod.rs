@@ -95,15 +95,16 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
             })
             .collect::<std::io::Result<Vec<_>>>()
             .context("cannot start the worker threads")?;
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().map_err(|_| anyhow!("a load worker thread panicked"))?.context("a load worker could not start its event loop")
-            })
-            .collect()
+        handles.into_iter().map(|h| h.join().map_err(|panic| anyhow!("a load worker thread panicked: {}", panic_message(&panic)))?).collect()
     })?;
+    let total = report::sum(plan.steps.len(), start_ns, outcomes)?;
     let facts = RunFacts { started_unix_ms, start_ns, connections, threads, warnings };
-    report::build(plan, facts, outcomes)
+    report::make(plan, facts, total)
+}
+
+/// The text a panic was raised with, which `join` hands back as `Any`.
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> &str {
+    panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str)).unwrap_or("no message")
 }
 
 /// Splits the connections, the user indexes, the count budget and the CPUs over the workers.

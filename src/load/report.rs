@@ -1,13 +1,14 @@
 //! `LoadReport`: the result of a run, exactly what `--json` writes and what
 //! `concur run` consumes (schema `concur-load/1`, documented field by field in
-//! `spec/LOAD-JSON.md`). Built from the workers' tallies after they join, or
-//! from several reports by `concur merge`; both fill the counted fields and
-//! let `derive` compute the rest, so a merged report is computed like a run.
+//! `spec/LOAD-JSON.md`). Built from the workers' outcomes after they join, or
+//! from several reports by `concur merge`: both `sum` outcomes, fill the
+//! counted fields from the sum (`count`) and let `derive` compute the rest, so
+//! a merged report is computed like a run.
 
 use super::plan::{LoadPlan, StopAt};
 use super::sys::CpuTime;
 use super::worker::{Outcome, StepTally};
-use crate::stats::{ErrorCounts, ErrorKind, Latencies, LatencyStats, Second, Timeline};
+use crate::stats::{ErrorCounts, Latencies, LatencyStats, Second, Timeline};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -123,34 +124,51 @@ pub(crate) struct RunFacts {
     pub warnings: Vec<String>,
 }
 
-/// Merges the workers' outcomes into the report of one run.
-pub(crate) fn build(plan: &LoadPlan, facts: RunFacts, outcomes: Vec<Outcome>) -> Result<LoadReport> {
-    let mut tallies: Vec<StepTally> = plan.steps.iter().map(|_| StepTally::default()).collect();
-    let mut timeline = Timeline::default();
-    let (mut bytes_read, mut sent, mut owed, mut end_ns, mut interrupted) = (0, 0, 0, facts.start_ns, false);
-    let mut cpu = CpuTime::default();
-    let mut first_errors: BTreeMap<ErrorKind, String> = BTreeMap::new();
-    let mut warnings = facts.warnings;
+/// Sums outcomes into one: the workers of a run, or the load processes that
+/// `concur merge` combines (each read back as an outcome). Histograms and
+/// counts add, timelines add second by second, the end is the latest end, the
+/// first message of each error kind and each distinct warning are kept.
+/// `start_ns` is the start every `end_ns` is measured on.
+pub(crate) fn sum(steps: usize, start_ns: u64, outcomes: impl IntoIterator<Item = Outcome>) -> Result<Outcome> {
+    let mut total = Outcome {
+        steps: (0..steps).map(|_| StepTally::default()).collect(),
+        timeline: Timeline::default(),
+        bytes_read: 0,
+        sent: 0,
+        owed: 0,
+        cpu: CpuTime::default(),
+        end_ns: start_ns,
+        interrupted: false,
+        first_errors: BTreeMap::new(),
+        warnings: Vec::new(),
+    };
     for outcome in outcomes {
-        for (total, part) in tallies.iter_mut().zip(&outcome.steps) {
-            total.latencies.add(&part.latencies)?;
-            total.ok += part.ok;
-            total.errors.merge(&part.errors);
+        for (sum, part) in total.steps.iter_mut().zip(&outcome.steps) {
+            sum.latencies.add(&part.latencies)?;
+            sum.ok += part.ok;
+            sum.errors.merge(&part.errors);
         }
-        timeline.merge(&outcome.timeline.0, 0);
-        bytes_read += outcome.bytes_read;
-        sent += outcome.sent;
-        owed += outcome.owed;
-        end_ns = end_ns.max(outcome.end_ns);
-        interrupted |= outcome.interrupted;
-        cpu.add(outcome.cpu);
+        total.timeline.merge(&outcome.timeline.0, 0);
+        total.bytes_read += outcome.bytes_read;
+        total.sent += outcome.sent;
+        total.owed += outcome.owed;
+        total.cpu.add(outcome.cpu);
+        total.end_ns = total.end_ns.max(outcome.end_ns);
+        total.interrupted |= outcome.interrupted;
         for (kind, text) in outcome.first_errors {
-            first_errors.entry(kind).or_insert(text);
+            total.first_errors.entry(kind).or_insert(text);
         }
-        warnings.extend(outcome.warning);
+        for warning in outcome.warnings {
+            if !total.warnings.contains(&warning) {
+                total.warnings.push(warning);
+            }
+        }
     }
-    warnings.dedup();
-    let elapsed_s = (end_ns - facts.start_ns) as f64 / 1e9;
+    Ok(total)
+}
+
+/// Makes the report of one run from its plan, what `run` knows, and the sum of its workers' outcomes.
+pub(crate) fn make(plan: &LoadPlan, facts: RunFacts, total: Outcome) -> Result<LoadReport> {
     let mut report = LoadReport {
         schema: SCHEMA.to_string(),
         concur_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -173,48 +191,71 @@ pub(crate) fn build(plan: &LoadPlan, facts: RunFacts, outcomes: Vec<Outcome>) ->
             keepalive: plan.keepalive,
         },
         started_unix_ms: facts.started_unix_ms,
-        elapsed_s,
-        interrupted,
+        elapsed_s: 0.0,
+        interrupted: false,
         sources: 1,
         requests: 0,
         errors: 0,
-        bytes_read,
+        bytes_read: 0,
         requests_per_s: 0.0,
         bytes_per_s: 0.0,
         latency: Latencies::new().stats(),
         errors_by_kind: ErrorCounts::default(),
-        error_messages: first_errors.into_iter().map(|(k, v)| (k.name().to_string(), v)).collect(),
-        rate: plan.rate.map(|target| RateCheck { target_per_s: target, sent, owed, sent_per_s: 0.0, reached: false }),
+        error_messages: BTreeMap::new(),
+        rate: plan.rate.map(|target| RateCheck { target_per_s: target, sent: 0, owed: 0, sent_per_s: 0.0, reached: false }),
         steps: plan
             .steps
             .iter()
-            .zip(&tallies)
-            .map(|(step, tally)| StepReport {
+            .map(|step| StepReport {
                 name: step.name.clone(),
                 method: step.method.clone(),
                 path: step.path.clone(),
                 expect: step.expect,
-                requests: tally.ok,
-                errors: tally.errors.total(),
-                errors_by_kind: tally.errors.clone(),
-                latency: tally.latencies.stats(),
+                requests: 0,
+                errors: 0,
+                errors_by_kind: ErrorCounts::default(),
+                latency: Latencies::new().stats(),
             })
             .collect(),
-        timeline: timeline.0,
-        cpu: CpuUse {
-            user_s: cpu.user_ns as f64 / 1e9,
-            system_s: cpu.system_ns as f64 / 1e9,
-            per_1k_requests_s: 0.0,
-            cores_used: 0.0,
-        },
-        warnings,
+        timeline: Vec::new(),
+        cpu: CpuUse { user_s: 0.0, system_s: 0.0, per_1k_requests_s: 0.0, cores_used: 0.0 },
+        warnings: facts.warnings,
     };
-    let latencies: Vec<Latencies> = tallies.into_iter().map(|t| t.latencies).collect();
-    report.derive(&latencies)?;
+    report.count(total, facts.start_ns)?;
     Ok(report)
 }
 
 impl LoadReport {
+    /// Fills the counted fields from `total`, whose `end_ns` is measured from
+    /// `start_ns`, then derives the rest. The settings, steps' names and
+    /// warnings already there are kept.
+    pub(crate) fn count(&mut self, total: Outcome, start_ns: u64) -> Result<()> {
+        self.elapsed_s = (total.end_ns - start_ns) as f64 / 1e9;
+        self.interrupted = total.interrupted;
+        self.bytes_read = total.bytes_read;
+        self.timeline = total.timeline.0;
+        self.cpu.user_s = total.cpu.user_ns as f64 / 1e9;
+        self.cpu.system_s = total.cpu.system_ns as f64 / 1e9;
+        self.error_messages = total.first_errors.into_iter().map(|(k, v)| (k.name().to_string(), v)).collect();
+        for warning in total.warnings {
+            if !self.warnings.contains(&warning) {
+                self.warnings.push(warning);
+            }
+        }
+        if let Some(rate) = &mut self.rate {
+            rate.sent = total.sent;
+            rate.owed = total.owed;
+        }
+        for (step, tally) in self.steps.iter_mut().zip(&total.steps) {
+            step.requests = tally.ok;
+            step.errors = tally.errors.total();
+            step.errors_by_kind = tally.errors.clone();
+            step.latency = tally.latencies.stats();
+        }
+        let latencies: Vec<Latencies> = total.steps.into_iter().map(|t| t.latencies).collect();
+        self.derive(&latencies)
+    }
+
     /// Computes the totals and rates from the steps, counters and elapsed time.
     pub(crate) fn derive(&mut self, step_latencies: &[Latencies]) -> Result<()> {
         let mut all = Latencies::new();

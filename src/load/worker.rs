@@ -14,6 +14,7 @@ use super::pace::{Budget, Pace};
 use super::request::Requests;
 use super::sys::{self, Alarm, CpuTime};
 use crate::stats::{ErrorCounts, ErrorKind, Latencies, Timeline};
+use anyhow::{Context, Result};
 use mio::net::TcpStream;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
@@ -25,7 +26,6 @@ use std::time::Duration;
 
 const ALARM: Token = Token(usize::MAX);
 const READ_BUFFER: usize = 64 * 1024;
-const MAX_BACKOFF_NS: u64 = 1_000_000_000;
 
 /// What every worker reads and none writes.
 pub struct Shared<'a> {
@@ -38,7 +38,8 @@ pub struct Shared<'a> {
     /// Virtual users over all workers (for the user data row).
     pub total_users: u64,
     pub pace: Pace,
-    /// Wait before reconnecting after a failed connect (closed loop with a duration).
+    /// Wait before reconnecting after any failed connect (closed loop with a duration);
+    /// otherwise only a connect that fails at once waits.
     pub backoff: bool,
     pub control: &'a Control,
 }
@@ -74,18 +75,20 @@ pub struct Outcome {
     pub interrupted: bool,
     /// The first error message seen of each kind, for the sentences outside the loop.
     pub first_errors: BTreeMap<ErrorKind, String>,
-    pub warning: Option<String>,
+    pub warnings: Vec<String>,
 }
 
-/// Runs one worker on the calling thread until the run ends.
-pub fn run(shared: &Shared, assignment: Assignment) -> io::Result<Outcome> {
+/// Runs one worker on the calling thread until the run ends. An error is the
+/// worker's event loop itself failing, said as a sentence; failed requests are
+/// counted in the outcome instead.
+pub fn run(shared: &Shared, assignment: Assignment) -> Result<Outcome> {
     let warning =
         assignment.cpu.and_then(|cpu| sys::pin_to_cpu(cpu).err().map(|e| format!("cannot pin a worker thread to CPU {cpu}: {e}")));
     sys::set_timer_slack(1_000);
     let cpu_start = CpuTime::thread();
-    let mut worker = Worker::new(shared, &assignment)?;
-    worker.run();
-    Ok(worker.finish(CpuTime::thread().since(cpu_start), warning))
+    let mut worker = Worker::new(shared, &assignment).context("a load worker could not start its event loop (epoll, timerfd)")?;
+    worker.run().context("a load worker's event loop failed waiting for socket events (epoll_wait); the run is abandoned")?;
+    Ok(worker.finish(CpuTime::thread().since(cpu_start), warning.into_iter().collect()))
 }
 
 struct Worker<'a> {
@@ -144,7 +147,7 @@ impl<'a> Worker<'a> {
         })
     }
 
-    fn run(&mut self) {
+    fn run(&mut self) -> io::Result<()> {
         let start = self.shared.start_ns;
         for i in 0..self.conns.len() {
             let c = &mut self.conns[i];
@@ -173,7 +176,7 @@ impl<'a> Worker<'a> {
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
                 }
-                panic!("epoll_wait failed: {e}");
+                return Err(e);
             }
             for event in events.iter() {
                 if event.token() != ALARM {
@@ -182,6 +185,7 @@ impl<'a> Worker<'a> {
             }
             self.fire_timers(sys::now_ns());
         }
+        Ok(())
     }
 
     fn on_event(&mut self, i: usize, readable: bool) {
@@ -245,10 +249,10 @@ impl<'a> Worker<'a> {
     fn connect(&mut self, i: usize, now: u64) {
         let mut sock = match TcpStream::connect(self.shared.addr) {
             Ok(sock) => sock,
-            Err(e) => return self.fail(i, ErrorKind::Connect, now, Some(&e)),
+            Err(e) => return self.fail_at_once(i, now, &e),
         };
         if let Err(e) = self.poll.registry().register(&mut sock, Token(i), Interest::READABLE | Interest::WRITABLE) {
-            return self.fail(i, ErrorKind::Connect, now, Some(&e));
+            return self.fail_at_once(i, now, &e);
         }
         let _ = sock.set_nodelay(true);
         let c = &mut self.conns[i];
@@ -349,6 +353,22 @@ impl<'a> Worker<'a> {
 
     /// The current request of user `i` failed: count it, drop the connection, go on.
     fn fail(&mut self, i: usize, kind: ErrorKind, now: u64, error: Option<&io::Error>) {
+        self.count_failure(i, kind, now, error);
+        self.go_on(i, now, kind == ErrorKind::Connect && self.shared.backoff);
+    }
+
+    /// `connect` failed before a packet left: no local port or file descriptor
+    /// left (EADDRNOTAVAIL, EMFILE), no route, a broadcast address. Trying again
+    /// at once fails the same way, and did so by recursing issue → connect →
+    /// fail once per remaining request until the stack overflowed; so in every
+    /// mode the user waits out a backoff on the timer heap and the event loop
+    /// retries it. Each attempt still counts as one failed request.
+    fn fail_at_once(&mut self, i: usize, now: u64, error: &io::Error) {
+        self.count_failure(i, ErrorKind::Connect, now, Some(error));
+        self.go_on(i, now, true);
+    }
+
+    fn count_failure(&mut self, i: usize, kind: ErrorKind, now: u64, error: Option<&io::Error>) {
         self.steps[self.conns[i].step].errors.add(kind);
         self.finished += 1;
         self.failed += 1;
@@ -356,11 +376,14 @@ impl<'a> Worker<'a> {
         self.first_errors
             .entry(kind)
             .or_insert_with(|| error.map_or_else(|| default_message(kind).to_string(), |e| e.to_string()));
+    }
+
+    /// Drops user `i`'s connection and moves it to its next request, after a backoff if asked.
+    fn go_on(&mut self, i: usize, now: u64, back_off: bool) {
         let c = &mut self.conns[i];
         c.sock = None;
-        if kind == ErrorKind::Connect && self.shared.backoff {
-            c.retry_at = now + (10_000_000u64 << c.failures.min(7)).min(MAX_BACKOFF_NS);
-            c.failures += 1;
+        if back_off {
+            c.back_off(now);
         }
         let ended = c.advance(self.steps.len());
         self.next(i, now, ended);
@@ -431,7 +454,7 @@ impl<'a> Worker<'a> {
         self.published = (self.finished, self.failed);
     }
 
-    fn finish(mut self, cpu: CpuTime, warning: Option<String>) -> Outcome {
+    fn finish(mut self, cpu: CpuTime, warnings: Vec<String>) -> Outcome {
         let end_ns = sys::now_ns();
         let end = self.shared.deadline_ns.map_or(end_ns, |d| d.min(end_ns));
         let pace = self.shared.pace;
@@ -452,7 +475,7 @@ impl<'a> Worker<'a> {
             end_ns,
             interrupted: self.interrupted,
             first_errors: self.first_errors,
-            warning,
+            warnings,
         }
     }
 }
@@ -472,5 +495,55 @@ fn default_message(kind: ErrorKind) -> &'static str {
         ErrorKind::Closed => "the server closed the connection before a complete response",
         ErrorKind::Parse => "the response is not valid HTTP/1.x, or more bytes came than the response framed",
         _ => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::plan::LoadPlan;
+    use std::time::Instant;
+
+    /// A TCP connect to a broadcast address fails inside `connect(2)` itself
+    /// (ENETUNREACH), before any packet leaves: the same synchronous failure
+    /// as running out of local ports (EADDRNOTAVAIL) or file descriptors in
+    /// the middle of a run, without changing the machine. `load::run` would
+    /// refuse this address in its preflight, so the test drives the worker
+    /// directly, on a thread with the same default stack as the real ones.
+    /// Before the fix, issue → connect → fail → next recursed once per
+    /// remaining request and overflowed the stack within milliseconds.
+    #[test]
+    fn connect_failing_synchronously_does_not_recurse_per_request() {
+        let plan = LoadPlan::get("http://127.255.255.255:9/").unwrap();
+        let requests = Requests::encode(&plan);
+        let control = Control::new();
+        for (pace, budget) in [
+            (Pace::Closed { think_ns: 0 }, Budget::Count(10_000_000)),
+            (Pace::Open { interval_ns: 1_000, spacing_ns: 1_000 }, Budget::Unlimited),
+        ] {
+            let start_ns = sys::now_ns();
+            let shared = Shared {
+                requests: &requests,
+                addr: plan.target.addr,
+                keepalive: true,
+                timeout_ns: 1_000_000_000,
+                start_ns,
+                deadline_ns: Some(start_ns + 300_000_000),
+                total_users: 2,
+                pace,
+                backoff: false,
+                control: &control,
+            };
+            let assignment = Assignment { first_user: 0, connections: 2, budget, cpu: None };
+            let began = Instant::now();
+            let outcome = std::thread::scope(|s| s.spawn(|| run(&shared, assignment)).join().unwrap()).unwrap();
+            assert!(began.elapsed() < Duration::from_secs(5), "{pace:?}: took {:?}", began.elapsed());
+            let errors = &outcome.steps[0].errors;
+            assert_eq!(errors.get(ErrorKind::Connect), outcome.sent, "{pace:?}: every attempt is one connect error");
+            assert_eq!(outcome.steps[0].ok, 0);
+            // Two users backing off 10, 20, 40, 80, 160 ms within 300 ms: a handful of attempts each, not a spin.
+            assert!((2..=20).contains(&outcome.sent), "{pace:?}: {} attempts in 300 ms", outcome.sent);
+            assert!(outcome.first_errors[&ErrorKind::Connect].contains("unreachable"), "{:?}", outcome.first_errors);
+        }
     }
 }
