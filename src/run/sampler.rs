@@ -66,12 +66,21 @@ mod tests {
     fn samples_our_own_group_until_finished() {
         // SAFETY: getpgrp has no preconditions.
         let pgid = unsafe { libc::getpgrp() };
-        let sampler = Sampler::start(pgid, Duration::from_millis(30), super::super::cpus::available());
-        let spin = Instant::now();
-        while spin.elapsed() < Duration::from_millis(150) {
-            std::hint::black_box(0u64);
+        // On a loaded machine the sampler thread may get too few turns in
+        // one 150 ms window (seen in CI: one sample), so a few windows are
+        // allowed; what is checked is what the samples say.
+        let mut samples = Vec::new();
+        for _ in 0..10 {
+            let sampler = Sampler::start(pgid, Duration::from_millis(30), super::super::cpus::available());
+            let spin = Instant::now();
+            while spin.elapsed() < Duration::from_millis(150) {
+                std::hint::black_box(0u64);
+            }
+            samples = sampler.finish();
+            if samples.len() >= 3 {
+                break;
+            }
         }
-        let samples = sampler.finish();
         assert!(samples.len() >= 3, "{samples:?}");
         assert!(samples.iter().all(|s| s.rss_bytes > 0 && s.processes >= 1));
         assert!(samples.last().unwrap().cpu_seconds > 0.0, "{samples:?}");

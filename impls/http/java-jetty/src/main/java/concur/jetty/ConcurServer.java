@@ -1,0 +1,91 @@
+package concur.jetty;
+
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.VirtualThreads;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.VirtualThreadPool;
+
+/**
+ * The embedded Jetty server: a {@code QueuedThreadPool}, one
+ * {@code ServerConnector} on {@code 127.0.0.1} with a 4096 backlog, the
+ * plain-text error handler, and the handler of the chosen {@link Threads}.
+ * Tests build one on port 0; {@link Main} builds one from the environment.
+ */
+public final class ConcurServer {
+
+    /** How requests are run: the two implementations this code serves. */
+    public enum Threads {
+        /** java-jetty: platform pool threads, asynchronous waits ({@link AsyncHandler}). */
+        PLATFORM,
+        /** java-jetty-vthreads: one virtual thread per request, blocking waits ({@link BlockingHandler}). */
+        VIRTUAL
+    }
+
+    /** SPEC §1: at least 4096 (the kernel caps it at net.core.somaxconn). */
+    static final int ACCEPT_QUEUE_SIZE = 4096;
+
+    private final Server server;
+    private final QueuedThreadPool pool;
+    private final ServerConnector connector;
+
+    public ConcurServer(Config config, Threads threads) {
+        // Jetty's defaults: 8..200 platform threads, idle ones retire after 60 s.
+        pool = new QueuedThreadPool();
+        pool.setName("jetty");
+        if (threads == Threads.VIRTUAL) {
+            // The Jetty guide's shape: platform threads select and accept, a
+            // VirtualThreadPool runs each request. Its default bound (200
+            // concurrent tasks) would make it a pool of 200 again, so it is lifted.
+            VirtualThreadPool virtual = new VirtualThreadPool();
+            virtual.setName("jetty-vt");
+            virtual.setMaxConcurrentTasks(0);
+            pool.setVirtualThreadsExecutor(virtual);
+        }
+        server = new Server(pool);
+        server.setErrorHandler(new PlainErrorHandler());
+        server.setStopAtShutdown(true);
+        server.setStopTimeout(2_000);
+
+        HttpConfiguration http = new HttpConfiguration();
+        connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        connector.setHost("127.0.0.1");
+        connector.setPort(config.port());
+        connector.setAcceptQueueSize(ACCEPT_QUEUE_SIZE);
+        server.addConnector(connector);
+
+        Service service = new Service(config);
+        Handler handler = threads == Threads.VIRTUAL ? new BlockingHandler(service, config) : new AsyncHandler(service, config);
+        server.setHandler(handler);
+    }
+
+    public ConcurServer start() throws Exception {
+        server.start();
+        return this;
+    }
+
+    /** The port actually bound (the OS's choice when the config said 0). */
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    /** Platform threads the pool holds now (busy or idle). */
+    public int poolThreads() {
+        return pool.getThreads();
+    }
+
+    public boolean usesVirtualThreads() {
+        return VirtualThreads.isUseVirtualThreads(pool);
+    }
+
+    public void stop() throws Exception {
+        server.stop();
+    }
+
+    public void join() throws InterruptedException {
+        server.join();
+    }
+}

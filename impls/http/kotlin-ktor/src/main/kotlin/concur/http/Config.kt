@@ -1,0 +1,57 @@
+/*
+ * The server's settings (SPEC §1), read once from the environment. A bad
+ * value stops the server before it listens, with a sentence naming the
+ * variable, so a typo never runs a benchmark on a silently different workload.
+ */
+package concur.http
+
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
+
+/** spec/static/hello.html, seen from this folder, where the orchestrator starts the server. */
+const val DEFAULT_PAGE_FILE = "../../../spec/static/hello.html"
+
+data class Config(
+    /** PORT; 0 lets the OS choose (the tests). */
+    val port: Int,
+    /** CONCUR_CORES: sizes Netty's event-loop groups and the bcrypt dispatcher. */
+    val cores: Int = 1,
+    /** CONCUR_BCRYPT_COST. */
+    val bcryptCost: Int = 10,
+    /** CONCUR_PAGE_FILE, read from disk on every /page request. */
+    val pageFile: String = DEFAULT_PAGE_FILE,
+    /** CONCUR_PAGE_DELAY_EVERY: every Nth /page request is delayed. */
+    val pageDelayEvery: Long = 10,
+    /** CONCUR_PAGE_DELAY_MS. */
+    val pageDelay: Duration = 2000.milliseconds,
+    /** CONCUR_LONGPOLL_MS. */
+    val longPoll: Duration = 5000.milliseconds,
+) {
+    companion object {
+        /** Reads the settings through [getenv] (System.getenv in main, a map in tests). */
+        fun fromEnv(getenv: (String) -> String?): Config {
+            val port = getenv("PORT")
+            if (port.isNullOrEmpty()) throw ConfigError("PORT is not set: give the TCP port to listen on (e.g. PORT=8080)")
+            return Config(
+                port = integer("PORT", port, 0, 65535),
+                cores = integer(getenv, "CONCUR_CORES", 1, 1, 1024),
+                bcryptCost = integer(getenv, "CONCUR_BCRYPT_COST", 10, 4, 31),
+                pageFile = getenv("CONCUR_PAGE_FILE")?.ifEmpty { null } ?: DEFAULT_PAGE_FILE,
+                pageDelayEvery = integer(getenv, "CONCUR_PAGE_DELAY_EVERY", 10, 1, Int.MAX_VALUE).toLong(),
+                pageDelay = integer(getenv, "CONCUR_PAGE_DELAY_MS", 2000, 0, Int.MAX_VALUE).milliseconds,
+                longPoll = integer(getenv, "CONCUR_LONGPOLL_MS", 5000, 0, Int.MAX_VALUE).milliseconds,
+            )
+        }
+
+        private fun integer(getenv: (String) -> String?, name: String, default: Int, min: Int, max: Int): Int {
+            val raw = getenv(name)
+            return if (raw.isNullOrEmpty()) default else integer(name, raw, min, max)
+        }
+
+        private fun integer(name: String, raw: String, min: Int, max: Int): Int =
+            raw.trim().toIntOrNull()?.takeIf { it in min..max }
+                ?: throw ConfigError("$name must be an integer from $min to $max, got '$raw'")
+    }
+}
+
+class ConfigError(message: String) : Exception(message)
