@@ -37,26 +37,13 @@ build_concur
 
 BEFORE="$WORK/before"
 git -C "$ROOT" worktree add --detach --quiet "$BEFORE" "$BASE"
-SERVER_PID=
+SERVE_PID=
 cleanup() {
-    [[ -n $SERVER_PID ]] && kill -INT "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    stop_impl
     git -C "$ROOT" worktree remove --force "$BEFORE" 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-
-# start TREE IMPL: serves IMPL of TREE on PORT (built first by concur serve).
-start() {
-    taskset -c "$SERVER_CPU" "$CONCUR" serve "$2" --root "$1" --port "$PORT" --cores 1 >"$WORK/server.out" 2>&1 &
-    SERVER_PID=$!
-    wait_up "http://127.0.0.1:$PORT/" 1800 "$2 in $1" "$WORK/server.out"
-}
-
-stop() {
-    kill -INT "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
 
 # measure SCENARIO: prints "requests_per_s p99_us errors" of one run.
 measure() {
@@ -72,7 +59,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 echo "| implementation | scenario | before req/s | after req/s | after/before | before p99 ms | after p99 ms | errors |" >"$WORK/table"
 echo "|---|---|---|---|---|---|---|---|" >>"$WORK/table"
 for impl in $IMPLS; do
-    for tree in "$BEFORE" "$ROOT"; do start "$tree" "$impl"; stop; done # build both first, off the clock
+    for tree in "$BEFORE" "$ROOT"; do start_impl "$tree" "$impl" "$PORT" "$SERVER_CPU"; stop_impl; done # build both first, off the clock
     for scenario in $SCENARIOS; do
         : >"$WORK/before.txt"
         : >"$WORK/after.txt"
@@ -80,9 +67,9 @@ for impl in $IMPLS; do
             for side in before after; do
                 tree=$ROOT
                 [[ $side == before ]] && tree=$BEFORE
-                start "$tree" "$impl"
+                start_impl "$tree" "$impl" "$PORT" "$SERVER_CPU"
                 measure "$scenario" | tee -a "$WORK/$side.txt" | sed "s/^/$impl $scenario $side $i: /" >&2
-                stop
+                stop_impl
             done
         done
         b_rps=$(cut -d' ' -f1 "$WORK/before.txt" | median)

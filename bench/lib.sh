@@ -40,3 +40,23 @@ start_nginx() {
 stop_nginx() {
     if [[ -f $WORK/nginx.pid ]]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; rm -f "$WORK/nginx.pid"; fi
 }
+
+# start_impl TREE IMPL PORT [CPU]: `concur serve IMPL` of the repository at
+# TREE on 127.0.0.1:PORT with CONCUR_CORES=1, pinned to CPU when one is given
+# (it builds first, so the wait is long); SERVE_PID is how stop_impl stops it.
+start_impl() {
+    local pin=()
+    [[ -n ${4:-} ]] && pin=(taskset -c "$4")
+    "${pin[@]}" "$CONCUR" serve "$2" --root "$1" --port "$3" --cores 1 >"$WORK/serve.out" 2>&1 &
+    SERVE_PID=$!
+    wait_up "http://127.0.0.1:$3/" 1800 "$2 (in $1)" "$WORK/serve.out"
+}
+
+# Stops the server of start_impl and its whole tree (concur serve's Ctrl-C), if it runs.
+stop_impl() {
+    if [[ -n ${SERVE_PID:-} ]]; then
+        kill -INT "$SERVE_PID" 2>/dev/null || true
+        wait "$SERVE_PID" 2>/dev/null || true
+        SERVE_PID=
+    fi
+}

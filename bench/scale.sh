@@ -35,7 +35,7 @@ build_concur
 SERVE_PID=
 cleanup() {
     stop_nginx
-    if [[ -n $SERVE_PID ]]; then kill -INT "$SERVE_PID" 2>/dev/null || true; wait "$SERVE_PID" 2>/dev/null || true; fi
+    stop_impl
     sleep 0.3
     rm -rf "$WORK"
 }
@@ -74,9 +74,7 @@ cpu1=$(awk '{ print $1 + $2 }' "$WORK/time1")
 stop_nginx
 
 # --- 2. 8,000 long-poll clients against go-nethttp -------------------------
-"$CONCUR" serve go-nethttp --port "$GO_PORT" --cores 1 >"$WORK/serve.out" 2>&1 &
-SERVE_PID=$!
-wait_up "http://127.0.0.1:$GO_PORT/" 600 go-nethttp "$WORK/serve.out"
+start_impl "$ROOT" go-nethttp "$GO_PORT"
 
 echo "$POLLERS long-poll clients to go-nethttp for ${LONGPOLL_DURATION}s..." >&2
 /usr/bin/time -f "%U %S" -o "$WORK/time2" \
