@@ -6,6 +6,7 @@
 //! results/report/.
 
 pub mod cli;
+pub mod host;
 pub mod impls;
 pub mod load;
 pub mod micro;

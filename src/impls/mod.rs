@@ -8,6 +8,7 @@ use crate::cli::{ListArgs, RootArg, TestArgs};
 use anyhow::{Context, Result, bail};
 pub use manifest::{Manifest, Model};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -34,6 +35,11 @@ impl Implementation {
         &self.manifest.name
     }
 
+    /// First line of the manifest's `version` command.
+    pub fn version(&self) -> String {
+        crate::host::env::version(&self.dir, &self.manifest.version)
+    }
+
     /// Checks every required command on PATH.
     pub fn availability(&self) -> Availability {
         let missing: Vec<&str> = self
@@ -51,6 +57,11 @@ impl Implementation {
         let hint = if install.is_empty() { String::new() } else { format!(" (install: {install})") };
         Availability::Missing(format!("{} not on PATH{hint}", missing.join(", ")))
     }
+}
+
+/// Implementation name → its version line, as a run's environment records it.
+pub fn toolchains(implementations: &[&Implementation]) -> BTreeMap<String, String> {
+    implementations.iter().map(|i| (i.name().to_string(), i.version())).collect()
 }
 
 /// Finds the repository root: `--root`, else the nearest ancestor of the

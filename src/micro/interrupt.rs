@@ -35,7 +35,6 @@ pub fn set_current(pgid: i32) {
 fn kill_current() {
     let pgid = CURRENT.load(Ordering::SeqCst);
     if pgid > 0 {
-        // SAFETY: signalling a process group this process created.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        crate::host::groups::kill(pgid);
     }
 }

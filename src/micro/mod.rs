@@ -22,6 +22,7 @@ pub mod search;
 pub use args::MicroArgs;
 pub use bench::Bench;
 
+use crate::host::{affinity, env, procstat};
 use crate::impls::{self, Availability, Implementation};
 use crate::server::{self, BuildOutput};
 use crate::store::micro::MicroStatus;
@@ -39,8 +40,8 @@ pub fn micro_command(args: &MicroArgs) -> Result<ExitCode> {
     let chosen = impls::select(&impls::discover(&root)?, "micro", &args.names)?;
     let profile = profile::load(&root, &args.profile)?;
     let names = chosen.iter().map(|i| i.name().to_string()).collect();
-    let cpus = exec::allowed_cpus().len() as u32;
-    let plan = plan::resolve(&args.profile, &profile, args, names, cpus, profile::machine_memory())?;
+    let cpus = affinity::available().len() as u32;
+    let plan = plan::resolve(&args.profile, &profile, args, names, cpus, procstat::meminfo("MemTotal"))?;
     if args.dry_run {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
@@ -52,7 +53,7 @@ pub fn micro_command(args: &MicroArgs) -> Result<ExitCode> {
     let log_dir = db.parent().unwrap_or(Path::new(".")).join("logs").join(format!("micro-{}", run.id));
     std::fs::create_dir_all(&log_dir)?;
     let status = sweep(&store, run.id, &plan, &chosen, &log_dir)?;
-    store.set_run_status(run.id, status, Some(&crate::run::env::now_rfc3339()))?;
+    store.set_run_status(run.id, status, Some(&env::now_rfc3339()))?;
     finish(&store, run.id, status, &db)
 }
 
@@ -61,13 +62,13 @@ fn open_run(store: &Store, plan: &MicroPlan, root: &Path, chosen: &[Implementati
     let plan_json = serde_json::to_value(plan)?;
     let mut run = RunInfo {
         id: 0,
-        started_at: crate::run::env::now_rfc3339(),
+        started_at: env::now_rfc3339(),
         finished_at: None,
         status: RunStatus::Running,
         profile: format!("micro:{}", plan.profile),
-        plan_key: format!("micro:{:016x}", digest(&plan_json.to_string())),
+        plan_key: format!("micro:{:016x}", crate::host::digest::fnv1a(&plan_json.to_string())),
         plan: plan_json,
-        environment: crate::run::env::capture(root, &present, exec::allowed_cpus().len()),
+        environment: env::capture(root, impls::toolchains(&present), affinity::available().len()),
         notes: plan.notes.clone(),
     };
     run.id = store.insert_run(&run)?;
@@ -76,11 +77,6 @@ fn open_run(store: &Store, plan: &MicroPlan, root: &Path, chosen: &[Implementati
         println!("note: {note}");
     }
     Ok(run)
-}
-
-/// FNV-1a: a stable digest of the plan (std's hasher may change between releases).
-fn digest(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Builds each implementation, then runs its tasks, storing as it goes.
@@ -118,7 +114,7 @@ fn prepare(imp: &Implementation, log_dir: &Path) -> ImplRecord {
         record.reason = Some(why);
         return record;
     }
-    record.version = crate::run::env::version(imp);
+    record.version = imp.version();
     let log = log_dir.join(format!("{}-build.log", imp.name()));
     println!("{}: building ({})", imp.name(), record.version);
     if let Err(e) = server::build(imp, &BuildOutput::Log(log)) {

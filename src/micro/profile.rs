@@ -245,24 +245,6 @@ pub fn parse_budget(text: &str, memory: u64) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// This machine's memory (`MemTotal`), bytes.
-pub fn machine_memory() -> u64 {
-    meminfo("MemTotal")
-}
-
-/// Memory the kernel says is available now (`MemAvailable`), bytes.
-pub fn available_memory() -> u64 {
-    meminfo("MemAvailable")
-}
-
-fn meminfo(key: &str) -> u64 {
-    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    text.lines()
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':')?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
-        .unwrap_or(0)
-        * 1024
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

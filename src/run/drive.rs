@@ -5,8 +5,8 @@
 
 use super::plan::{PointSpec, ScenarioInfo};
 use crate::load::{Control, LoadArgs, LoadPlan, LoadReport, Scenario};
-use crate::store::{Latency, PointRecord, SecondRecord, StepRecord};
-use crate::stats::{ErrorCounts, ErrorKind, LatencyStats};
+use crate::store::{PointRecord, SecondRecord, StepRecord};
+use crate::stats::{ErrorCounts, ErrorKind};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -97,11 +97,11 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
     point.requests = report.requests + statuses;
     point.errors_total = report.errors;
     point.errors = errors(&report.errors_by_kind);
-    point.latency = latency(&report.latency);
+    point.latency = report.latency.clone();
     point.steps = report
         .steps
         .iter()
-        .map(|s| StepRecord { name: s.name.clone(), successes: s.requests, errors: s.errors, latency: latency(&s.latency) })
+        .map(|s| StepRecord { name: s.name.clone(), successes: s.requests, errors: s.errors, latency: s.latency.clone() })
         .collect();
     point.timeline = report.timeline.iter().map(|s| SecondRecord { requests: s.requests, errors: s.errors }).collect();
     point.warnings.extend(report.warnings.iter().cloned());
@@ -116,20 +116,4 @@ fn errors(counts: &ErrorCounts) -> BTreeMap<String, u64> {
         ErrorKind::ALL.iter().filter(|&&k| counts.get(k) > 0).map(|&k| (k.name().to_string(), counts.get(k))).collect();
     map.extend(counts.status.iter().map(|(code, n)| (format!("status {code}"), *n)));
     map
-}
-
-fn latency(s: &LatencyStats) -> Latency {
-    Latency {
-        count: s.count,
-        min_us: s.min_us,
-        mean_us: s.mean_us,
-        stdev_us: s.stdev_us,
-        p50_us: s.p50_us,
-        p75_us: s.p75_us,
-        p90_us: s.p90_us,
-        p99_us: s.p99_us,
-        p999_us: s.p999_us,
-        max_us: s.max_us,
-        histogram: s.histogram.clone(),
-    }
 }

@@ -84,7 +84,7 @@ fn force_exit() -> ! {
     if let Some((db, id)) = RUN.get()
         && let Ok(store) = Store::open_existing(db)
     {
-        let _ = store.set_run_status(*id, RunStatus::Interrupted, Some(&super::env::now_rfc3339()));
+        let _ = store.set_run_status(*id, RunStatus::Interrupted, Some(&crate::host::env::now_rfc3339()));
     }
     eprintln!("\nconcur: interrupted; stopped {stopped} child process group(s); the run is marked interrupted (`concur run --resume` continues it)");
     std::process::exit(130);
@@ -93,39 +93,9 @@ fn force_exit() -> ! {
 /// Stops every process group led by a child of this process: the servers of
 /// `verify` and of the current point. Returns how many there were.
 pub fn stop_child_groups(grace: Duration) -> usize {
-    // SAFETY: getpid has no preconditions.
-    let me = unsafe { libc::getpid() };
-    let leaders: Vec<i32> = std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| stat_ids(pid).is_some_and(|(ppid, pgrp)| ppid == me && pgrp == pid))
-        .collect();
-    for &pgid in &leaders {
-        // SAFETY: signalling process groups our children lead.
-        unsafe { libc::kill(-pgid, libc::SIGTERM) };
-    }
-    let deadline = std::time::Instant::now() + grace;
-    // SAFETY: signal 0 only checks existence; waitpid reaps our own children.
-    let alive = |pgid: i32| unsafe {
-        libc::waitpid(pgid, std::ptr::null_mut(), libc::WNOHANG);
-        libc::kill(-pgid, 0) == 0
-    };
-    while leaders.iter().any(|&g| alive(g)) && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    for &pgid in &leaders {
-        // SAFETY: as above.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    }
+    let leaders = crate::host::procstat::child_group_leaders();
+    crate::host::groups::stop_all(&leaders, grace);
     leaders.len()
-}
-
-/// (ppid, pgrp) of a process, from `/proc/<pid>/stat`.
-fn stat_ids(pid: i32) -> Option<(i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let mut f = stat[stat.rfind(')')? + 2..].split_whitespace().skip(1);
-    Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
 }
 
 /// The environment variable every process a run starts carries (it is set
@@ -165,8 +135,8 @@ impl Guard {
 impl Drop for Guard {
     fn drop(&mut self) {
         if let Some(child) = &mut self.0 {
-            // SAFETY: the guard leads its own group (it and its `sleep`).
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            // The guard leads its own group (it and its `sleep`).
+            crate::host::groups::kill(child.id() as i32);
             let _ = child.wait();
         }
     }

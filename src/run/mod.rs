@@ -7,9 +7,7 @@
 //! soon as it is taken, so an interrupted run (`interrupt`) keeps what it
 //! finished and `--resume` skips it.
 
-mod cpus;
 mod drive;
-pub mod env;
 mod interrupt;
 pub mod plan;
 mod point;
@@ -22,6 +20,7 @@ pub mod usage;
 pub use plan::{Plan, PointSpec};
 
 use crate::cli::RunArgs;
+use crate::host::{affinity, env};
 use crate::impls::{self, Implementation};
 use crate::store::{self, ImplStatus, PointRecord, RunInfo, RunStatus, Store};
 use anyhow::Result;
@@ -67,7 +66,7 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
 fn resolve(args: &RunArgs, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
     let profile = profile::load(root, &args.profile)?;
     let scenarios = drive::catalog(root)?;
-    let cpus = cpus::available();
+    let cpus = affinity::available();
     let inputs = plan::Inputs { profile_name: &args.profile, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
     plan::resolve(args, &inputs)
 }
@@ -92,7 +91,7 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
         profile: plan.profile.clone(),
         plan_key: plan.key(),
         plan: serde_json::to_value(plan)?,
-        environment: env::capture(root, &asked, cpus::available().len()),
+        environment: env::capture(root, impls::toolchains(&asked), affinity::available().len()),
         notes: plan.notes.clone(),
     };
     run.id = store.insert_run(&run)?;
@@ -200,7 +199,7 @@ fn print_plan(plan: &Plan) {
             (None, None) => String::new(),
         };
         let shared = if p.shared { " (shared)" } else { "" };
-        let cpus = format!("server cpus {} · generator cpus {}{shared}", cpus::describe(&p.server_cpus), cpus::describe(&p.generator_cpus));
+        let cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
         let _ = writeln!(out, "  {:<44} c={:<5} warm-up {}s {length:<9} {cpus}", p.key, p.connections, p.warmup_s);
     }
     // A closed pipe (`| head`) is not an error worth a panic.

@@ -85,8 +85,7 @@ impl Plan {
     /// A digest of what is measured and how; `--resume` continues only a run with the same one.
     pub fn key(&self) -> String {
         let text = serde_json::to_string(&(&self.points, self.verify)).unwrap_or_default();
-        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        format!("{hash:016x}")
+        format!("{:016x}", crate::host::digest::fnv1a(&text))
     }
 }
 

@@ -82,7 +82,7 @@ fn blank(spec: &PointSpec) -> PointRecord {
         rate: spec.rate,
         level: spec.level.clone(),
         repeat: spec.repeat,
-        started_at: super::env::now_rfc3339(),
+        started_at: crate::host::env::now_rfc3339(),
         warmup_s: spec.warmup_s,
         generator: crate::store::GeneratorUsage { cpus: spec.generator_cpus.clone(), shared: spec.shared, ..Default::default() },
         ..PointRecord::default()

@@ -19,7 +19,7 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
         println!("{}: not measured: {why}", imp.name());
         return record(ImplStatus::Unavailable, Some(why), String::new());
     }
-    let version = super::env::version(imp);
+    let version = imp.version();
     if !plan.verify {
         let log = log_dir.join(format!("build-{}.log", imp.name()));
         return match server::build(imp, &BuildOutput::Log(log)) {

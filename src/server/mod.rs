@@ -6,10 +6,9 @@
 
 mod build;
 mod group;
-pub mod procstat;
 
 pub use build::{BuildOutput, build, run_shell};
-pub use group::{install_interrupt_handler, interrupted, pin_self};
+pub use group::{install_interrupt_handler, interrupted};
 
 use crate::cli::ServeArgs;
 use crate::impls::{self, Availability, Implementation};
@@ -84,7 +83,7 @@ impl Server {
         cmd.stdin(Stdio::null()).process_group(0);
         if let Some(cpus) = launch.cpus.clone() {
             // SAFETY: sched_setaffinity is async-signal-safe and touches only this child.
-            unsafe { cmd.pre_exec(move || group::pin_self(&cpus)) };
+            unsafe { cmd.pre_exec(move || crate::host::affinity::pin(&cpus)) };
         }
         let child = cmd.spawn().with_context(|| format!("starting {}: {}", imp.name(), m.start.command))?;
         group::register(child.id() as i32);
@@ -121,7 +120,7 @@ impl Server {
 
     /// Stops the process group: SIGTERM, then SIGKILL after `grace`.
     pub fn stop(&mut self, grace: Duration) {
-        group::stop_group(self.pgid(), grace);
+        crate::host::groups::stop(self.pgid(), grace);
         let _ = self.child.wait();
         group::unregister(self.pgid());
     }
@@ -176,7 +175,7 @@ pub fn serve_command(args: &ServeArgs) -> Result<ExitCode> {
         // The handler is stopping the group and will exit 130 itself.
         std::thread::sleep(Duration::from_secs(10));
     }
-    group::stop_group(server.pgid(), Duration::from_secs(3));
+    crate::host::groups::stop(server.pgid(), Duration::from_secs(3));
     group::unregister(server.pgid());
     eprintln!("concur: {} exited ({status})", imp.name());
     Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
