@@ -1,12 +1,14 @@
 //! What concur needs from the machine it runs on, asked in one place so
 //! that every stage asks the same way: CPU affinity (`affinity`), process
 //! groups and their accounting in `/proc` (`groups`, `procstat`), the
-//! environment a run records and its timestamps (`env`), and the small
-//! deterministic hashes and sequences results depend on (`digest`). `run`,
-//! `micro`, `load`, `server` and `verify` call it; it calls none of them.
+//! environment a run records and its timestamps (`env`), the one Ctrl-C
+//! handler (`interrupt`), and the small deterministic hashes and sequences
+//! results depend on (`digest`). `run`, `micro`, `load`, `server` and
+//! `verify` call it; it calls none of them.
 
 pub mod affinity;
 pub mod digest;
 pub mod env;
 pub mod groups;
+pub mod interrupt;
 pub mod procstat;

@@ -157,8 +157,9 @@ pub fn load_command(args: &LoadArgs) -> Result<ExitCode> {
     let plan = LoadPlan::from_args(args)?;
     let control = Arc::new(Control::new());
     let handler = Arc::clone(&control);
-    let _ = ctrlc::set_handler(move || {
-        if handler.stopped() {
+    // The first Ctrl-C ends the run with its partial result; a second one exits at once.
+    crate::host::interrupt::on_signal(move |count| {
+        if count > 1 {
             std::process::exit(130);
         }
         handler.stop();

@@ -121,7 +121,7 @@ fn watch(pid: i32, launch: &Launch, started: Instant) -> Watched {
     loop {
         if let Some((status, maxrss)) = reap(pid, libc::WNOHANG) {
             // The Ctrl-C handler may have killed the group before this loop saw the stop.
-            w.end = if interrupt::stopping() { End::Interrupted } else { decode(status) };
+            w.end = if crate::host::interrupt::stopping() { End::Interrupted } else { decode(status) };
             w.maxrss_kib = maxrss;
             return w;
         }
@@ -139,7 +139,7 @@ fn watch(pid: i32, launch: &Launch, started: Instant) -> Watched {
         if kill.is_none() && now.duration_since(started) > launch.limit {
             kill = Some(End::Timeout);
         }
-        if kill.is_none() && interrupt::stopping() {
+        if kill.is_none() && crate::host::interrupt::stopping() {
             kill = Some(End::Interrupted);
         }
         if let Some(end) = kill {

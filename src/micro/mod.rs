@@ -85,7 +85,7 @@ fn sweep(store: &Store, run_id: i64, plan: &MicroPlan, chosen: &[Implementation]
     for imp in chosen {
         let record = prepare(imp, log_dir);
         store.put_implementation(run_id, &record)?;
-        if interrupt::stopping() {
+        if crate::host::interrupt::stopping() {
             return Ok(RunStatus::Interrupted);
         }
         if !record.status.measured() {
@@ -94,7 +94,7 @@ fn sweep(store: &Store, run_id: i64, plan: &MicroPlan, chosen: &[Implementation]
         }
         let mut baselines = Baselines::default();
         for task in &plan.tasks {
-            if !run_task(store, run_id, plan, imp, task, &mut baselines, &progress)? || interrupt::stopping() {
+            if !run_task(store, run_id, plan, imp, task, &mut baselines, &progress)? || crate::host::interrupt::stopping() {
                 progress.clear();
                 return Ok(RunStatus::Interrupted);
             }

@@ -9,15 +9,14 @@
 //! no handler sees, each measured server gets a guard process that kills its
 //! group as soon as the orchestrator is gone.
 
+use crate::host::interrupt;
 use crate::load::Control;
 use crate::store::{RunStatus, Store};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-static STOP: AtomicBool = AtomicBool::new(false);
 static CURRENT: Mutex<Option<Arc<Control>>> = Mutex::new(None);
 static RUN: OnceLock<(PathBuf, i64)> = OnceLock::new();
 /// Held while a point is written, so that a forced exit never cuts one short.
@@ -26,10 +25,11 @@ static WRITING: Mutex<()> = Mutex::new(());
 /// How long clean-up after the first signal may take before everything is killed.
 const GRACE: Duration = Duration::from_secs(15);
 
-/// Installs the handler (once per process; later calls do nothing).
+/// Makes the first signal stop the current load, and a second one (or a
+/// signal while no load runs) stop everything at once.
 pub fn install() {
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
+    interrupt::on_signal(|count| {
+        if count > 1 {
             force_exit();
         }
         match CURRENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
@@ -49,17 +49,12 @@ pub fn set_run(db: PathBuf, run_id: i64) {
     let _ = RUN.set((db, run_id));
 }
 
-/// Whether a stop was asked for.
-pub fn stopping() -> bool {
-    STOP.load(Ordering::SeqCst)
-}
-
 /// Keeps `control` reachable by the handler while its load runs.
 pub struct Watch;
 
 impl Watch {
     pub fn new(control: Arc<Control>) -> Watch {
-        if stopping() {
+        if interrupt::stopping() {
             control.stop();
         }
         *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some(control);

@@ -110,7 +110,7 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
             continue;
         }
         let record = prepare::prepare(root, imp, plan, log_dir);
-        if interrupt::stopping() {
+        if crate::host::interrupt::stopping() {
             // A check cut short by the signal says nothing about the implementation.
             return Ok(RunStatus::Interrupted);
         }

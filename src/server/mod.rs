@@ -8,7 +8,7 @@ mod build;
 mod group;
 
 pub use build::{BuildOutput, build, run_shell};
-pub use group::{install_interrupt_handler, interrupted};
+pub use group::install_interrupt_handler;
 
 use crate::cli::ServeArgs;
 use crate::impls::{self, Availability, Implementation};
@@ -171,7 +171,8 @@ pub fn serve_command(args: &ServeArgs) -> Result<ExitCode> {
     server.wait_ready(Duration::from_secs(60))?;
     eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, args.cores);
     let status = server.child.wait()?;
-    if interrupted() {
+    // A server dying while the handler stops its group is not a failure: the handler exits 130.
+    if crate::host::interrupt::stopping() {
         // The handler is stopping the group and will exit 130 itself.
         std::thread::sleep(Duration::from_secs(10));
     }
