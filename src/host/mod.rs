@@ -2,9 +2,10 @@
 //! that every stage asks the same way: CPU affinity (`affinity`), process
 //! groups and their accounting in `/proc` (`groups`, `procstat`), the
 //! environment a run records and its timestamps (`env`), the one Ctrl-C
-//! handler (`interrupt`), and the small deterministic hashes and sequences
-//! results depend on (`digest`). `run`, `micro`, `load`, `server` and
-//! `verify` call it; it calls none of them.
+//! handler (`interrupt`), progress lines on a terminal (`progress`), and the
+//! small deterministic hashes and sequences results depend on (`digest`).
+//! `run`, `micro`, `load`, `server` and `verify` call it; it calls none of
+//! them.
 
 pub mod affinity;
 pub mod digest;
@@ -12,3 +13,4 @@ pub mod env;
 pub mod groups;
 pub mod interrupt;
 pub mod procstat;
+pub mod progress;

@@ -129,8 +129,7 @@ fn prepare(imp: &Implementation, log_dir: &Path) -> ImplRecord {
 fn run_task(store: &Store, run_id: i64, plan: &MicroPlan, imp: &Implementation, task: &Task, baselines: &mut Baselines, progress: &Progress) -> Result<bool> {
     let mut keep = |r: &store::micro::MicroRecord| -> Result<()> {
         store.insert_micro(run_id, r)?;
-        progress.clear();
-        println!("{}", progress::result_line(r));
+        progress.println(&progress::result_line(r));
         Ok(())
     };
     match task {
@@ -144,7 +143,7 @@ fn run_task(store: &Store, run_id: i64, plan: &MicroPlan, imp: &Implementation, 
             progress.show(&format!("{} · maxprocs search, N up to {} · cores={} · #{}", imp.name(), spec.steps.last().unwrap_or(&0), spec.cores, spec.repeat));
             let Some(found) = search::run(imp, spec, plan.budget_bytes, baselines, &mut keep)? else { return Ok(false) };
             store.put_micro_search(run_id, &found)?;
-            println!("{}", progress::search_line(&found));
+            progress.println(&progress::search_line(&found));
         }
     }
     Ok(true)
