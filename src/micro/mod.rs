@@ -46,31 +46,22 @@ pub fn micro_command(args: &MicroArgs) -> Result<ExitCode> {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = args.db.clone().unwrap_or_else(|| root.join(store::DEFAULT_DB));
+    let db = store::sweep::db_path(&root, args.db.as_deref());
     let store = Store::open(&db)?;
     interrupt::install();
     let run = open_run(&store, &plan, &root, &chosen)?;
-    let log_dir = db.parent().unwrap_or(Path::new(".")).join("logs").join(format!("micro-{}", run.id));
-    std::fs::create_dir_all(&log_dir)?;
+    let log_dir = store::sweep::log_dir(&db, "micro", run.id)?;
     let status = sweep(&store, run.id, &plan, &chosen, &log_dir)?;
-    store.set_run_status(run.id, status, Some(&env::now_rfc3339()))?;
+    store.end_run(run.id, status)?;
     finish(&store, run.id, status, &db)
 }
 
 fn open_run(store: &Store, plan: &MicroPlan, root: &Path, chosen: &[Implementation]) -> Result<RunInfo> {
     let present: Vec<&Implementation> = chosen.iter().filter(|i| i.availability() == Availability::Present).collect();
     let plan_json = serde_json::to_value(plan)?;
-    let mut run = RunInfo {
-        id: 0,
-        started_at: env::now_rfc3339(),
-        finished_at: None,
-        status: RunStatus::Running,
-        profile: format!("micro:{}", plan.profile),
-        plan_key: format!("micro:{:016x}", crate::host::digest::fnv1a(&plan_json.to_string())),
-        plan: plan_json,
-        environment: env::capture(root, impls::toolchains(&present), affinity::available().len()),
-        notes: plan.notes.clone(),
-    };
+    let plan_key = format!("micro:{:016x}", crate::host::digest::fnv1a(&plan_json.to_string()));
+    let environment = env::capture(root, impls::toolchains(&present), affinity::available().len());
+    let mut run = RunInfo::starting(format!("micro:{}", plan.profile), plan_key, plan_json, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("micro run {}: profile {}, {} tasks × {} implementations, memory budget {} MiB, into {}", run.id, plan.profile, plan.tasks.len(), chosen.len(), plan.budget_bytes >> 20, store.path().display());
     for note in &plan.notes {

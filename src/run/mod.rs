@@ -47,19 +47,18 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = args.db.clone().unwrap_or_else(|| root.join(store::DEFAULT_DB));
+    let db = store::sweep::db_path(&root, args.db.as_deref());
     let store = Store::open(&db)?;
     interrupt::install();
     let _guard = interrupt::Guard::start();
     let run = open_run(&store, &plan, args.resume, &root, &implementations)?;
     interrupt::set_run(db.clone(), run.id);
-    let log_dir = db.parent().unwrap_or(Path::new(".")).join("logs").join(format!("run-{}", run.id));
-    std::fs::create_dir_all(&log_dir)?;
+    let log_dir = store::sweep::log_dir(&db, "run", run.id)?;
     for note in &plan.notes {
         println!("note: {note}");
     }
     let status = sweep(&store, &run, &plan, &root, &implementations, &log_dir)?;
-    store.set_run_status(run.id, status, Some(&env::now_rfc3339()))?;
+    store.end_run(run.id, status)?;
     finish_message(&store, run.id, status, &db)
 }
 
@@ -83,17 +82,8 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
         println!("nothing to resume in {} for this plan: starting a new run", store.path().display());
     }
     let asked: Vec<&Implementation> = implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())).collect();
-    let mut run = RunInfo {
-        id: 0,
-        started_at: env::now_rfc3339(),
-        finished_at: None,
-        status: RunStatus::Running,
-        profile: plan.profile.clone(),
-        plan_key: plan.key(),
-        plan: serde_json::to_value(plan)?,
-        environment: env::capture(root, impls::toolchains(&asked), affinity::available().len()),
-        notes: plan.notes.clone(),
-    };
+    let environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
+    let mut run = RunInfo::starting(plan.profile.clone(), plan.key(), serde_json::to_value(plan)?, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("run {}: profile {}, {} points, into {}", run.id, plan.profile, plan.points.len(), store.path().display());
     Ok(run)
