@@ -8,7 +8,6 @@
 //! the results database as soon as it is taken, so Ctrl-C (`interrupt`)
 //! loses only the invocation that was running.
 
-mod args;
 pub mod bench;
 mod exec;
 mod interrupt;
@@ -19,8 +18,8 @@ pub mod profile;
 mod progress;
 pub mod search;
 
-pub use args::MicroArgs;
 pub use bench::Bench;
+pub use plan::Flags;
 
 use crate::host::{affinity, env, procstat};
 use crate::impls::{self, Availability, Implementation};
@@ -34,19 +33,21 @@ use progress::Progress;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `concur micro`.
-pub fn micro_command(args: &MicroArgs) -> Result<ExitCode> {
-    let root = impls::find_root(&args.root)?;
-    let chosen = impls::select(&impls::discover(&root)?, "micro", &args.names)?;
-    let profile = profile::load(&root, &args.profile)?;
-    let names = chosen.iter().map(|i| i.name().to_string()).collect();
+/// `concur micro`: implementations `names` (none: all) under profile
+/// `profile_name` and `flags`, into database `db` (none: the repository's);
+/// `dry_run` prints the plan instead.
+pub fn micro_command(root: Option<&Path>, names: &[String], profile_name: &str, flags: &Flags, db: Option<&Path>, dry_run: bool) -> Result<ExitCode> {
+    let root = impls::find_root(root)?;
+    let chosen = impls::select(&impls::discover(&root)?, "micro", names)?;
+    let profile = profile::load(&root, profile_name)?;
+    let implementations = chosen.iter().map(|i| i.name().to_string()).collect();
     let cpus = affinity::available().len() as u32;
-    let plan = plan::resolve(&args.profile, &profile, args, names, cpus, procstat::meminfo("MemTotal"))?;
-    if args.dry_run {
+    let plan = plan::resolve(profile_name, &profile, flags, implementations, cpus, procstat::meminfo("MemTotal"))?;
+    if dry_run {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = store::sweep::db_path(&root, args.db.as_deref());
+    let db = store::sweep::db_path(&root, db);
     let store = Store::open(&db)?;
     interrupt::install();
     let run = open_run(&store, &plan, &root, &chosen)?;

@@ -1,10 +1,10 @@
 //! The one place `run` meets `load`: a point's settings become a
-//! `LoadPlan` (through the same `LoadArgs` the `concur load` command line
-//! fills, so a point can be replayed by hand), and a `LoadReport` becomes the
-//! counted fields of a `PointRecord`.
+//! `LoadPlan` (the plan `concur load --scenario … -c … -t … --cpus …` would
+//! resolve, so a point can be replayed by hand), and a `LoadReport` becomes
+//! the counted fields of a `PointRecord`.
 
 use super::plan::{PointSpec, ScenarioInfo};
-use crate::load::{Control, LoadArgs, LoadPlan, LoadReport, Scenario};
+use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt};
 use crate::store::{PointRecord, SecondRecord, StepRecord};
 use crate::stats::{ErrorCounts, ErrorKind};
 use anyhow::Result;
@@ -57,24 +57,24 @@ pub enum Phase {
 /// The load plan of one phase of a point against `port`.
 pub fn plan(root: &Path, spec: &PointSpec, port: u16, phase: Phase) -> Result<LoadPlan> {
     let secs = Duration::from_secs_f64;
-    let (duration, requests) = match phase {
-        Phase::Warmup => (Some(secs(spec.warmup_s)), None),
-        Phase::Measure => (spec.duration_s.map(secs), spec.requests),
-    };
-    let args = LoadArgs {
-        url: format!("http://127.0.0.1:{port}/"),
-        method: "GET".into(),
-        scenario: Some(reference(root, &spec.scenario)),
-        connections: Some(spec.connections as usize),
-        threads: Some(spec.generator_cpus.len().max(1)),
-        duration,
-        requests,
-        rate: spec.rate.map(f64::from),
-        timeout: Some(secs(spec.timeout_s)),
-        cpus: spec.generator_cpus.clone(),
-        ..LoadArgs::default()
-    };
-    LoadPlan::from_args(&args)
+    let mut plan = LoadPlan::get(&format!("http://127.0.0.1:{port}/"))?;
+    plan.apply_scenario(&Scenario::load(&reference(root, &spec.scenario))?);
+    plan.connections = spec.connections as usize;
+    plan.threads = spec.generator_cpus.len().max(1);
+    match phase {
+        Phase::Warmup => plan.stop = StopAt::Duration(secs(spec.warmup_s)),
+        Phase::Measure => match (spec.duration_s, spec.requests) {
+            (Some(d), _) => plan.stop = StopAt::Duration(secs(d)),
+            (None, Some(n)) => plan.stop = StopAt::Count(n),
+            (None, None) => {}
+        },
+    }
+    plan.rate = spec.rate.map(f64::from);
+    plan.timeout = secs(spec.timeout_s);
+    plan.cpus = spec.generator_cpus.clone();
+    plan.fill_users(None)?;
+    plan.validate()?;
+    Ok(plan)
 }
 
 /// Runs one load, stoppable by the interrupt handler.

@@ -17,9 +17,8 @@ mod progress;
 mod sampler;
 pub mod usage;
 
-pub use plan::{Plan, PointSpec};
+pub use plan::{Overrides, Plan, PointSpec};
 
-use crate::cli::RunArgs;
 use crate::host::{affinity, env};
 use crate::impls::{self, Implementation};
 use crate::store::{self, ImplStatus, PointRecord, RunInfo, RunStatus, Store};
@@ -34,24 +33,23 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     crate::load::parse_duration(text).map(|d| d.as_secs_f64())
 }
 
-/// `concur run`.
-pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
+/// `concur run`: profile `profile_name` with the command line's `overrides`,
+/// into database `db` (none: the repository's); `resume` continues the
+/// latest unfinished run of the same plan, `dry_run` prints the plan instead.
+pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool, dry_run: bool) -> Result<ExitCode> {
     interrupt::mark_children();
-    let root = impls::find_root(&args.root)?;
-    if args.list_profiles {
-        return list_profiles(&root);
-    }
+    let root = impls::find_root(root)?;
     let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
-    let plan = resolve(args, &root, &implementations)?;
-    if args.dry_run {
+    let plan = resolve(profile_name, overrides, &root, &implementations)?;
+    if dry_run {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = store::sweep::db_path(&root, args.db.as_deref());
+    let db = store::sweep::db_path(&root, db);
     let store = Store::open(&db)?;
     interrupt::install();
     let _guard = interrupt::Guard::start();
-    let run = open_run(&store, &plan, args.resume, &root, &implementations)?;
+    let run = open_run(&store, &plan, resume, &root, &implementations)?;
     interrupt::set_run(db.clone(), run.id);
     let log_dir = store::sweep::log_dir(&db, "run", run.id)?;
     for note in &plan.notes {
@@ -62,12 +60,12 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
     finish_message(&store, run.id, status, &db)
 }
 
-fn resolve(args: &RunArgs, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
-    let profile = profile::load(root, &args.profile)?;
+fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
+    let profile = profile::load(root, profile_name)?;
     let scenarios = drive::catalog(root)?;
     let cpus = affinity::available();
-    let inputs = plan::Inputs { profile_name: &args.profile, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
-    plan::resolve(args, &inputs)
+    let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
+    plan::resolve(overrides, &inputs)
 }
 
 /// A new run, or with `--resume` the latest unfinished one with the same plan.
@@ -166,7 +164,9 @@ fn finish_message(store: &Store, run_id: i64, status: RunStatus, db: &Path) -> R
     }
 }
 
-fn list_profiles(root: &Path) -> Result<ExitCode> {
+/// `concur run --list-profiles`.
+pub fn list_profiles_command(root: Option<&Path>) -> Result<ExitCode> {
+    let root = &impls::find_root(root)?;
     for name in profile::names(root) {
         let description = profile::load(root, &name).map(|p| p.description).unwrap_or_else(|e| format!("(unreadable: {e})"));
         println!("{name:<10} {description}");
