@@ -47,8 +47,7 @@ pub fn micro_command(root: Option<&Path>, names: &[String], profile_name: &str, 
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = store::sweep::db_path(&root, db);
-    let store = Store::open(&db)?;
+    let (db, store) = store::sweep::open(&root, db)?;
     interrupt::install();
     let run = open_run(&store, &plan, &root, &chosen)?;
     let log_dir = store::sweep::log_dir(&db, "micro", run.id)?;

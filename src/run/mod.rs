@@ -45,10 +45,9 @@ pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Override
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = store::sweep::db_path(&root, db);
-    let store = Store::open(&db)?;
-    interrupt::install();
+    let (db, store) = store::sweep::open(&root, db)?;
     let _guard = interrupt::Guard::start();
+    interrupt::install();
     let run = open_run(&store, &plan, resume, &root, &implementations)?;
     interrupt::set_run(db.clone(), run.id);
     let log_dir = store::sweep::log_dir(&db, "run", run.id)?;

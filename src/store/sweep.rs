@@ -8,9 +8,12 @@ use crate::host::env::now_rfc3339;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
-/// `db` when given, else `results/concur.db` in the repository at `root`.
-pub fn db_path(root: &Path, db: Option<&Path>) -> PathBuf {
-    db.map_or_else(|| root.join(DEFAULT_DB), Path::to_path_buf)
+/// Opens (creating it if needed) `db` when given, else `results/concur.db`
+/// in the repository at `root`; returns its path with it.
+pub fn open(root: &Path, db: Option<&Path>) -> Result<(PathBuf, Store)> {
+    let path = db.map_or_else(|| root.join(DEFAULT_DB), Path::to_path_buf);
+    let store = Store::open(&path)?;
+    Ok((path, store))
 }
 
 /// `logs/<kind>-<run id>/` beside the database, created.
