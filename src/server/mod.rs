@@ -169,12 +169,14 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
     eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, cores);
-    let status = server.child.wait()?;
-    // A server dying while the handler stops its group is not a failure: the handler exits 130.
+    let status = server.child.wait();
+    // A server dying while the handler stops its group is not a failure: the
+    // handler exits 130 itself. Its stopping also reaps the leader, so this
+    // wait may have failed (ECHILD) and must not be reported before it.
     if crate::host::interrupt::stopping() {
-        // The handler is stopping the group and will exit 130 itself.
         std::thread::sleep(Duration::from_secs(10));
     }
+    let status = status?;
     crate::host::groups::stop(server.pgid(), Duration::from_secs(3));
     group::unregister(server.pgid());
     eprintln!("concur: {} exited ({status})", imp.name());
