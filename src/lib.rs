@@ -2,10 +2,15 @@
 //! `impls` reads the manifests, `server` builds and starts an implementation,
 //! `verify` proves it follows `spec/SPEC.md`, `load` drives it, `stats`
 //! summarises latencies, `run` sweeps implementations × scenarios × cores
-//! into the results database (`store`), and `report` turns that into
-//! results/report/.
+//! into the results database (`store`), `micro` runs the process
+//! micro-benchmarks, and `report` turns that into results/report/.
+//!
+//! Dependencies point one way: `cli` (the only module that knows clap) turns
+//! flags into plain values and calls the stages; the stages share the
+//! machine-facing machinery of `host`, which calls none of them.
 
 pub mod cli;
+pub mod host;
 pub mod impls;
 pub mod load;
 pub mod micro;
@@ -16,21 +21,10 @@ pub mod stats;
 pub mod store;
 pub mod verify;
 
-use cli::{Cli, Command};
+use cli::Cli;
 use std::process::ExitCode;
 
 /// Runs one parsed command line; `main` only prints the error this returns.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
-        Command::List(args) => impls::list_command(&args),
-        Command::Serve(args) => server::serve_command(&args),
-        Command::Verify(args) => verify::verify_command(&args),
-        Command::Test(args) => impls::test_command(&args),
-        Command::Load(args) => load::load_command(&args),
-        Command::Merge(args) => load::merge_command(&args),
-        Command::Users(args) => load::users_command(&args),
-        Command::Run(args) => run::run_command(&args),
-        Command::Report(args) => report::report_command(&args),
-        Command::Micro(args) => micro::micro_command(&args),
-    }
+    cli.command.run()
 }

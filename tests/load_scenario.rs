@@ -5,7 +5,7 @@
 
 mod load_support;
 
-use concur::load::{LoadArgs, LoadPlan};
+use concur::cli::LoadArgs;
 use load_support::{Behaviour, TestServer, run};
 use std::time::Duration;
 
@@ -47,7 +47,7 @@ fn users_steps_and_think_time() {
         requests: Some(8),
         ..Default::default()
     };
-    let plan = LoadPlan::from_args(&args).unwrap();
+    let plan = args.plan().unwrap();
     let report = run(&plan);
 
     assert_eq!(report.scenario.as_deref(), Some("pw"));
@@ -105,7 +105,7 @@ fn generated_users_are_used_without_a_file() {
         think_time: Some(Duration::ZERO),
         ..Default::default()
     };
-    let report = run(&LoadPlan::from_args(&args).unwrap());
+    let report = run(&args.plan().unwrap());
     assert_eq!(report.requests, 6);
     // Each user's first request sets its own generated row: user00001..user00003.
     let log = server.log();

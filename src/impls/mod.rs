@@ -1,13 +1,13 @@
 //! The implementations under `impls/<kind>/<name>/`: finding them, reading
-//! their manifests, telling whether their toolchain is present, and the two
-//! commands that only need that (`concur list`, `concur test`).
+//! their manifests, telling whether their toolchain is present, and the
+//! command that only needs that (`concur list`).
 
 pub mod manifest;
 
-use crate::cli::{ListArgs, RootArg, TestArgs};
 use anyhow::{Context, Result, bail};
 pub use manifest::{Manifest, Model};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -34,6 +34,11 @@ impl Implementation {
         &self.manifest.name
     }
 
+    /// First line of the manifest's `version` command.
+    pub fn version(&self) -> String {
+        crate::host::env::version(&self.dir, &self.manifest.version)
+    }
+
     /// Checks every required command on PATH.
     pub fn availability(&self) -> Availability {
         let missing: Vec<&str> = self
@@ -53,14 +58,19 @@ impl Implementation {
     }
 }
 
+/// Implementation name → its version line, as a run's environment records it.
+pub fn toolchains(implementations: &[&Implementation]) -> BTreeMap<String, String> {
+    implementations.iter().map(|i| (i.name().to_string(), i.version())).collect()
+}
+
 /// Finds the repository root: `--root`, else the nearest ancestor of the
 /// current folder that holds both `impls/` and `spec/`.
-pub fn find_root(arg: &RootArg) -> Result<PathBuf> {
-    if let Some(root) = &arg.root {
+pub fn find_root(root: Option<&Path>) -> Result<PathBuf> {
+    if let Some(root) = root {
         if !root.join("impls").is_dir() {
             bail!("--root {}: no impls/ folder there; point it at the Concur repository", root.display());
         }
-        return Ok(root.clone());
+        return Ok(root.to_path_buf());
     }
     let cwd = std::env::current_dir().context("reading the current folder")?;
     cwd.ancestors()
@@ -141,9 +151,9 @@ struct ListRow<'a> {
     availability: Availability,
 }
 
-/// `concur list`.
-pub fn list_command(args: &ListArgs) -> Result<ExitCode> {
-    let root = find_root(&args.root)?;
+/// `concur list`; `json` prints JSON instead of a table.
+pub fn list_command(root: Option<&Path>, json: bool) -> Result<ExitCode> {
+    let root = find_root(root)?;
     let all = discover(&root)?;
     let rows: Vec<ListRow> = all
         .iter()
@@ -156,7 +166,7 @@ pub fn list_command(args: &ListArgs) -> Result<ExitCode> {
             availability: i.availability(),
         })
         .collect();
-    if args.json {
+    if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -169,48 +179,4 @@ pub fn list_command(args: &ListArgs) -> Result<ExitCode> {
         println!("{:<6} {:<16} {:<12} {:<14} {:<14} {status}", r.kind, r.name, r.language, r.framework, r.model);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Every implementation called `name` (any kind), or exactly `kind/name`.
-fn by_name_any_kind(all: &[Implementation], name: &str) -> Result<Vec<Implementation>> {
-    let found: Vec<Implementation> = all.iter().filter(|i| i.name() == name || format!("{}/{}", i.kind, i.name()) == name).cloned().collect();
-    if found.is_empty() {
-        bail!("no implementation named '{name}' (see `concur list`; use kind/name, e.g. micro/elixir, to pick one kind)");
-    }
-    Ok(found)
-}
-
-/// `concur test`: each implementation's own test suite, after its build.
-pub fn test_command(args: &TestArgs) -> Result<ExitCode> {
-    let root = find_root(&args.root)?;
-    let all = discover(&root)?;
-    let chosen: Vec<Implementation> = if args.names.is_empty() {
-        all
-    } else {
-        args.names.iter().map(|n| by_name_any_kind(&all, n)).collect::<Result<Vec<_>>>()?.concat()
-    };
-    let mut failed = Vec::new();
-    for imp in &chosen {
-        let Some(test) = &imp.manifest.test else {
-            println!("{}: no [test] command in its manifest, skipped", imp.name());
-            continue;
-        };
-        if let Availability::Missing(why) = imp.availability() {
-            println!("{}: skipped: {why}", imp.name());
-            continue;
-        }
-        println!("== {}/{}: {}", imp.kind, imp.name(), test.command);
-        let ok = crate::server::build(imp, &crate::server::BuildOutput::Inherit)
-            .and_then(|()| crate::server::run_shell(&imp.dir, &test.command, &crate::server::spec_env(&root)));
-        if let Err(e) = ok {
-            println!("{}: FAILED: {e:#}", imp.name());
-            failed.push(imp.name().to_string());
-        }
-    }
-    if failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        println!("implementation tests failed: {}", failed.join(", "));
-        Ok(ExitCode::FAILURE)
-    }
 }

@@ -6,13 +6,12 @@
 //! a scenario of steps filled from user data. It is built to cost less CPU
 //! per request than wrk, so that the server is what gets measured.
 //!
-//! The pipeline: flags (`args`) → a plan (`plan`, also built directly by the
-//! orchestrator) → request bytes encoded once (`request`) → one event loop
+//! The pipeline: a plan (`plan`, resolved from the flags by `cli` or built
+//! directly by the orchestrator) → request bytes encoded once (`request`) → one event loop
 //! per worker thread (`worker`, strategies in `pace`) → the workers'
 //! tallies merged into a `LoadReport` (`report`), printed (`human`) and
 //! written as JSON. `merge` combines reports of concurrent load processes.
 
-mod args;
 mod conn;
 mod control;
 mod http;
@@ -29,8 +28,8 @@ mod url;
 mod users;
 mod worker;
 
-pub use args::{LoadArgs, MergeArgs, UsersArgs, parse_duration};
 pub use control::Control;
+pub use crate::host::duration::parse_duration;
 pub use merge::merge;
 pub use plan::{LoadPlan, StopAt};
 pub use report::{CpuUse, LoadReport, RateCheck, SCHEMA, Settings, StepReport};
@@ -43,7 +42,7 @@ use report::RunFacts;
 use request::Requests;
 use std::io::Write;
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -153,26 +152,26 @@ fn preflight(plan: &LoadPlan) -> Result<()> {
     }
 }
 
-/// `concur load`: runs, prints the summary, writes the JSON.
-pub fn load_command(args: &LoadArgs) -> Result<ExitCode> {
-    let plan = LoadPlan::from_args(args)?;
+/// `concur load`: runs `plan`, prints the summary, writes the JSON to `json` (`-`: standard output).
+pub fn load_command(plan: &LoadPlan, json: Option<&Path>) -> Result<ExitCode> {
     let control = Arc::new(Control::new());
     let handler = Arc::clone(&control);
-    let _ = ctrlc::set_handler(move || {
-        if handler.stopped() {
+    // The first Ctrl-C ends the run with its partial result; a second one exits at once.
+    crate::host::interrupt::on_signal(move |count| {
+        if count > 1 {
             std::process::exit(130);
         }
         handler.stop();
     });
-    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    let json_to_stdout = json == Some(Path::new("-"));
     let mut human: Box<dyn Write> = if json_to_stdout { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
-    write!(human, "{}", human::header(&plan))?;
+    write!(human, "{}", human::header(plan))?;
     human.flush()?;
-    let progress = progress::Progress::start(&plan, Arc::clone(&control));
-    let report = run(&plan, &control);
+    let progress = progress::Progress::start(plan, Arc::clone(&control));
+    let report = run(plan, &control);
     progress.finish();
     let report = report?;
-    if let Some(path) = &args.json {
+    if let Some(path) = json {
         write_json(&report, path)?;
     }
     for warning in &report.warnings {
@@ -185,16 +184,12 @@ pub fn load_command(args: &LoadArgs) -> Result<ExitCode> {
     Ok(if report.interrupted { ExitCode::from(130) } else { ExitCode::SUCCESS })
 }
 
-/// `concur merge`: one report from several written at the same time.
-pub fn merge_command(args: &MergeArgs) -> Result<ExitCode> {
-    let reports = args
-        .files
-        .iter()
-        .map(|path| read_report(path))
-        .collect::<Result<Vec<_>>>()?;
+/// `concur merge`: one report from `files` written at the same time; `json` as for `load_command`.
+pub fn merge_command(files: &[PathBuf], json: Option<&Path>) -> Result<ExitCode> {
+    let reports = files.iter().map(|path| read_report(path)).collect::<Result<Vec<_>>>()?;
     let merged = merge(&reports)?;
-    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
-    if let Some(path) = &args.json {
+    let json_to_stdout = json == Some(Path::new("-"));
+    if let Some(path) = json {
         write_json(&merged, path)?;
     }
     let text = format!("Merged {} results @ {}\n{}", merged.sources, merged.target, human::summary(&merged));
@@ -202,10 +197,10 @@ pub fn merge_command(args: &MergeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `concur users`: the deterministic users.csv of the scenarios.
-pub fn users_command(args: &UsersArgs) -> Result<ExitCode> {
-    let csv = Users::generate(args.count).to_csv();
-    match &args.output {
+/// `concur users`: the deterministic users.csv of the scenarios, `count` users, to `output` or standard output.
+pub fn users_command(count: usize, output: Option<&Path>) -> Result<ExitCode> {
+    let csv = Users::generate(count).to_csv();
+    match output {
         Some(path) => std::fs::write(path, csv).with_context(|| format!("cannot write {}", path.display()))?,
         None => std::io::stdout().write_all(csv.as_bytes())?,
     }

@@ -1,12 +1,13 @@
 //! The resolved plan of a run: everything the workers need, as plain data.
-//! The CLI builds it from flags (`from_args`); the orchestrator builds it
-//! directly and calls `load::run` with it.
+//! The command line builds it from flags (`cli::LoadArgs::plan`), the
+//! orchestrator from a point's settings; both start from [`LoadPlan::get`]
+//! and a scenario, and call `load::run` with it.
 
-use super::args::LoadArgs;
 use super::scenario::{Scenario, Step};
 use super::url::Target;
 use super::users::Users;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use std::path::Path;
 use std::time::Duration;
 
 /// When the run ends.
@@ -71,60 +72,33 @@ impl LoadPlan {
         })
     }
 
-    /// Resolves the flags: reads the scenario, user and body files, applies defaults.
-    pub fn from_args(args: &LoadArgs) -> Result<LoadPlan> {
-        let mut plan = LoadPlan::get(&args.url)?;
-        let headers = args.headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>>>()?;
-        let scenario = args.scenario.as_deref().map(Scenario::load).transpose()?;
-        if let Some(s) = &scenario {
-            let prefix = plan.target.path.split('?').next().unwrap_or("").trim_end_matches('/').to_string();
-            plan.scenario = Some(s.name.clone());
-            plan.steps = s.steps.iter().map(|step| Step { path: format!("{prefix}{}", step.path), ..step.clone() }).collect();
-            plan.connections = s.connections.unwrap_or(plan.connections);
-            plan.timeout = s.timeout.unwrap_or(plan.timeout);
-            plan.think_time = s.think_time;
-            if let Some(n) = s.requests {
-                plan.stop = StopAt::Count(n);
-            } else if let Some(d) = s.duration {
-                plan.stop = StopAt::Duration(d);
-            }
-        } else {
-            let step = &mut plan.steps[0];
-            step.method = if args.method.is_empty() { "GET".into() } else { args.method.to_ascii_uppercase() };
-            step.body = match (&args.body, &args.body_file) {
-                (Some(body), _) => body.clone().into_bytes(),
-                (None, Some(path)) => std::fs::read(path).with_context(|| format!("--body-file: cannot read {}", path.display()))?,
-                (None, None) => Vec::new(),
-            };
+    /// Takes the steps and defaults of `scenario`, its paths under the URL's path.
+    pub fn apply_scenario(&mut self, scenario: &Scenario) {
+        let prefix = self.target.path.split('?').next().unwrap_or("").trim_end_matches('/').to_string();
+        self.scenario = Some(scenario.name.clone());
+        self.steps = scenario.steps.iter().map(|step| Step { path: format!("{prefix}{}", step.path), ..step.clone() }).collect();
+        self.connections = scenario.connections.unwrap_or(self.connections);
+        self.timeout = scenario.timeout.unwrap_or(self.timeout);
+        self.think_time = scenario.think_time;
+        if let Some(n) = scenario.requests {
+            self.stop = StopAt::Count(n);
+        } else if let Some(d) = scenario.duration {
+            self.stop = StopAt::Duration(d);
         }
-        for step in &mut plan.steps {
-            step.headers.retain(|(name, _)| !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)));
-            step.headers.extend(headers.iter().cloned());
-        }
-        if let Some(c) = args.connections {
-            plan.connections = c;
-        }
-        plan.threads = args.threads.unwrap_or(plan.threads);
-        match (args.duration, args.requests) {
-            (Some(d), _) => plan.stop = StopAt::Duration(d),
-            (None, Some(n)) => plan.stop = StopAt::Count(n),
-            (None, None) => {}
-        }
-        plan.rate = args.rate;
-        plan.timeout = args.timeout.unwrap_or(plan.timeout);
-        plan.think_time = args.think_time.unwrap_or(plan.think_time);
-        plan.keepalive = !args.no_keepalive;
-        plan.cpus = args.cpus.clone();
-        if plan.steps.iter().any(Step::uses_users) {
-            plan.users = match &args.users {
+    }
+
+    /// The user data the steps need: read from `file`, else generated (at
+    /// least one user per connection). A file for steps that use none is an error.
+    pub fn fill_users(&mut self, file: Option<&Path>) -> Result<()> {
+        if self.steps.iter().any(Step::uses_users) {
+            self.users = match file {
                 Some(path) => Users::read(path)?,
-                None => Users::generate(plan.connections.max(1000)),
+                None => Users::generate(self.connections.max(1000)),
             };
-        } else if args.users.is_some() {
+        } else if file.is_some() {
             bail!("--users: the requests use no {{user}} or {{password}}, so the user data would be ignored");
         }
-        plan.validate()?;
-        Ok(plan)
+        Ok(())
     }
 
     /// Checks what the flags cannot express by their types.
@@ -171,50 +145,4 @@ impl LoadPlan {
 /// The cores this process may run on.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-fn parse_header(text: &str) -> Result<(String, String)> {
-    match text.split_once(':') {
-        Some((name, value)) if !name.trim().is_empty() && !name.trim().contains(' ') => {
-            Ok((name.trim().to_string(), value.trim().to_string()))
-        }
-        _ => bail!("-H '{text}': expected 'Name: value', e.g. -H 'Accept: application/json'"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(url: &str) -> LoadArgs {
-        LoadArgs { url: url.to_string(), method: "GET".into(), ..Default::default() }
-    }
-
-    #[test]
-    fn flags_override_scenario_defaults() {
-        let mut a = args("http://127.0.0.1:8080/api/");
-        a.scenario = Some("password".into());
-        a.connections = Some(3);
-        a.headers = vec!["X-Run: 7".into()];
-        let plan = LoadPlan::from_args(&a).unwrap();
-        assert_eq!(plan.connections, 3);
-        assert_eq!(plan.steps[0].path, "/api/password/set/{user}");
-        assert_eq!(plan.think_time, Duration::from_secs(1));
-        assert_eq!(plan.stop, StopAt::Duration(Duration::from_secs(60)));
-        assert!(plan.steps[1].headers.contains(&("X-Run".into(), "7".into())));
-        assert_eq!(plan.users.0.len(), 1000);
-    }
-
-    #[test]
-    fn errors_name_the_flag() {
-        let mut a = args("http://127.0.0.1:8080/");
-        a.headers = vec!["nocolon".into()];
-        assert!(LoadPlan::from_args(&a).unwrap_err().to_string().starts_with("-H 'nocolon'"));
-        let mut a = args("http://127.0.0.1:8080/");
-        a.connections = Some(0);
-        assert!(LoadPlan::from_args(&a).unwrap_err().to_string().starts_with("-c/--connections"));
-        let mut a = args("http://127.0.0.1:8080/");
-        a.users = Some("users.csv".into());
-        assert!(LoadPlan::from_args(&a).unwrap_err().to_string().starts_with("--users"));
-    }
 }

@@ -1,9 +1,11 @@
-//! A progress line on standard error, only when it is a terminal: elapsed
-//! time or requests against the goal, and the errors so far.
+//! The progress bar of `concur load`, on standard error and only when it is a
+//! terminal: elapsed time or requests against the goal, the rate, and the
+//! errors so far, read from the workers' published counters.
 
 use super::control::Control;
 use super::plan::{LoadPlan, StopAt};
-use std::io::{IsTerminal, Write};
+use crate::host::progress;
+use indicatif::ProgressBar;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -17,18 +19,23 @@ pub struct Progress {
 impl Progress {
     pub fn start(plan: &LoadPlan, control: Arc<Control>) -> Progress {
         let done = Arc::new(AtomicBool::new(false));
-        if !std::io::stderr().is_terminal() {
+        let stop = plan.stop;
+        let len = match stop {
+            StopAt::Duration(d) => d.as_millis() as u64,
+            StopAt::Count(n) => n,
+        };
+        let bar = progress::bar(len, progress::style("[{bar:30}] {msg}").progress_chars("= "));
+        if bar.is_hidden() {
             return Progress { done, thread: None };
         }
-        let stop = plan.stop;
         let flag = Arc::clone(&done);
         let thread = std::thread::spawn(move || {
             let start = Instant::now();
             while !flag.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(200));
-                draw(stop, start.elapsed(), control.progress());
+                update(&bar, stop, start.elapsed(), control.progress());
             }
-            eprint!("\r\x1b[2K");
+            bar.finish_and_clear();
         });
         Progress { done, thread: Some(thread) }
     }
@@ -41,16 +48,17 @@ impl Progress {
     }
 }
 
-fn draw(stop: StopAt, elapsed: Duration, (finished, errors): (u64, u64)) {
-    let (fraction, goal) = match stop {
-        StopAt::Duration(d) => (elapsed.as_secs_f64() / d.as_secs_f64(), format!("{:.1}s/{:.0}s", elapsed.as_secs_f64(), d.as_secs_f64())),
-        StopAt::Count(n) => (finished as f64 / n as f64, format!("{finished}/{n}")),
+fn update(bar: &ProgressBar, stop: StopAt, elapsed: Duration, (finished, errors): (u64, u64)) {
+    let goal = match stop {
+        StopAt::Duration(d) => {
+            bar.set_position(elapsed.as_millis() as u64);
+            format!("{:.1}s/{:.0}s", elapsed.as_secs_f64(), d.as_secs_f64())
+        }
+        StopAt::Count(n) => {
+            bar.set_position(finished);
+            format!("{finished}/{n}")
+        }
     };
-    const WIDTH: usize = 30;
-    let filled = ((fraction.clamp(0.0, 1.0)) * WIDTH as f64) as usize;
-    let bar = format!("{}{}", "=".repeat(filled), " ".repeat(WIDTH - filled));
     let rate = finished as f64 / elapsed.as_secs_f64().max(1e-9);
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "\r\x1b[2K[{bar}] {goal}  {rate:.0} req/s  {errors} errors");
-    let _ = err.flush();
+    bar.set_message(format!("{goal}  {rate:.0} req/s  {errors} errors"));
 }

@@ -4,7 +4,7 @@
 //! scenarios ship in `spec/scenarios/` and are built into the binary, so a
 //! name works anywhere; a path loads any other file.
 
-use super::args::parse_duration;
+use crate::host::duration::parse_duration;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! The few operating-system calls the generator needs beyond std and mio:
 //! a monotonic clock in nanoseconds, thread CPU time, the open-file limit,
-//! CPU pinning, and a precise timer (timerfd) for open-loop send times.
+//! CPU pinning (through `host::affinity`), and a precise timer (timerfd) for open-loop send times.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -72,20 +72,9 @@ pub fn raise_nofile(wanted: u64) -> u64 {
     if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &soft) } == 0 { soft.rlim_cur } else { lim.rlim_cur }
 }
 
-/// Pins the calling thread to one CPU.
+/// Pins the calling thread to one CPU (a worker's share of `LoadPlan::cpus`).
 pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
-    // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays within it for cpu < CPU_SETSIZE.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if cpu >= libc::CPU_SETSIZE as usize {
-            return Err(io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
+    crate::host::affinity::pin(&[cpu])
 }
 
 /// Asks the kernel to wake this thread's timers within `ns` of their time (default 50 µs).

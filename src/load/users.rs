@@ -2,6 +2,7 @@
 //! `username;password` rows), read from a file or generated deterministically
 //! so that every run, on every machine, uses the same users.
 
+use crate::host::digest::splitmix64;
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
@@ -64,13 +65,6 @@ fn password(index: u64) -> String {
         .collect()
 }
 
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +77,9 @@ mod tests {
         assert_eq!(a.0[0].0, "user00001");
         assert_eq!(a.0[0].1.len(), 16);
         assert_ne!(a.0[0].1, a.0[1].1);
+        // Pinned: every machine, and every version of concur, generates these users.
+        assert_eq!(a.0[0].1, "cFXRzvD5gB2FDbdh");
+        assert_eq!(a.0[2].1, "NqLdR4iq5fmZuerj");
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub fn run(launch: &Launch) -> Result<Outcome> {
     // SAFETY: sched_setaffinity and prctl are async-signal-safe and touch only the child.
     unsafe {
         cmd.pre_exec(move || {
-            crate::server::pin_self(&cpus)?;
+            crate::host::affinity::pin(&cpus)?;
             // A SIGKILLed concur must not leave a million processes behind.
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
@@ -94,8 +94,7 @@ pub fn run(launch: &Launch) -> Result<Outcome> {
     let watched = watch(pid, launch, started);
     interrupt::set_current(0);
     // Whatever the leader left in its group (a helper that outlived it) goes too.
-    // SAFETY: signalling the group this function created.
-    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    crate::host::groups::kill(pid);
     let text = |rx: mpsc::Receiver<Vec<u8>>| String::from_utf8_lossy(&rx.recv_timeout(Duration::from_secs(2)).unwrap_or_default()).into_owned();
     Ok(Outcome {
         end: watched.end,
@@ -122,7 +121,7 @@ fn watch(pid: i32, launch: &Launch, started: Instant) -> Watched {
     loop {
         if let Some((status, maxrss)) = reap(pid, libc::WNOHANG) {
             // The Ctrl-C handler may have killed the group before this loop saw the stop.
-            w.end = if interrupt::stopping() { End::Interrupted } else { decode(status) };
+            w.end = if crate::host::interrupt::stopping() { End::Interrupted } else { decode(status) };
             w.maxrss_kib = maxrss;
             return w;
         }
@@ -130,7 +129,7 @@ fn watch(pid: i32, launch: &Launch, started: Instant) -> Watched {
         let mut kill = None;
         if now >= next_sample {
             next_sample = now + SAMPLE_EVERY;
-            let s = crate::server::procstat::sample_group(pid);
+            let s = crate::host::procstat::sample_group(pid);
             w.group_peak = w.group_peak.max(s.rss_bytes);
             w.processes_max = w.processes_max.max(s.processes);
             if s.rss_bytes > launch.budget_bytes {
@@ -140,12 +139,11 @@ fn watch(pid: i32, launch: &Launch, started: Instant) -> Watched {
         if kill.is_none() && now.duration_since(started) > launch.limit {
             kill = Some(End::Timeout);
         }
-        if kill.is_none() && interrupt::stopping() {
+        if kill.is_none() && crate::host::interrupt::stopping() {
             kill = Some(End::Interrupted);
         }
         if let Some(end) = kill {
-            // SAFETY: signalling the group this module created.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            crate::host::groups::kill(pid);
             w.maxrss_kib = reap(pid, 0).map_or(0, |(_, m)| m);
             w.end = end;
             return w;
@@ -208,18 +206,6 @@ fn collect<R: Read + Send + 'static>(pipe: Option<R>, cap: usize, tail: bool) ->
         let _ = tx.send(kept);
     });
     rx
-}
-
-/// CPU ids this process may run on (its affinity mask), ascending; C cores are the first C.
-pub fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: cpu_set_t is plain data; sched_getaffinity only writes it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect();
-        }
-        (0..libc::CPU_SETSIZE as usize).filter(|&cpu| libc::CPU_ISSET(cpu, &set)).collect()
-    }
 }
 
 /// The name of a signal, for reasons: `SIGKILL`, `SIGSEGV`, or its number.

@@ -3,28 +3,22 @@
 //! kept) and lets the sweep mark the run interrupted; a second one exits at
 //! once.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use crate::host::interrupt;
+use std::sync::atomic::{AtomicI32, Ordering};
 
-static STOP: AtomicBool = AtomicBool::new(false);
 /// The process group of the program running now, 0 when none.
 static CURRENT: AtomicI32 = AtomicI32::new(0);
 
-/// Installs the handler once per process (a later install is ignored).
+/// Makes a signal stop the running program, and a second one exit.
 pub fn install() {
-    let _ = ctrlc::set_handler(|| {
-        let again = STOP.swap(true, Ordering::SeqCst);
+    interrupt::on_signal(|count| {
         kill_current();
-        if again {
+        if count > 1 {
             eprintln!("\nconcur: interrupted again; exiting now");
             std::process::exit(130);
         }
         eprintln!("\nconcur: interrupted; stopped the running benchmark, keeping every stored result (Ctrl-C again to exit at once)");
     });
-}
-
-/// Whether a stop was asked for.
-pub fn stopping() -> bool {
-    STOP.load(Ordering::SeqCst)
 }
 
 /// Records the group of the program now running (0: none).
@@ -35,7 +29,6 @@ pub fn set_current(pgid: i32) {
 fn kill_current() {
     let pgid = CURRENT.load(Ordering::SeqCst);
     if pgid > 0 {
-        // SAFETY: signalling a process group this process created.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        crate::host::groups::kill(pgid);
     }
 }

@@ -49,7 +49,7 @@ impl Baselines {
 
 /// Runs `inv` for `imp`; `None` when Ctrl-C discarded it.
 pub fn measure(imp: &Implementation, inv: &Invocation, budget_bytes: u64, baselines: &Baselines) -> Result<Option<Taken>> {
-    let started_at = crate::run::env::now_rfc3339();
+    let started_at = crate::host::env::now_rfc3339();
     let out = exec::run(&launch(imp, inv, budget_bytes)?)?;
     if out.end == End::Interrupted {
         return Ok(None);
@@ -72,7 +72,8 @@ pub fn launch(imp: &Implementation, inv: &Invocation, budget_bytes: u64) -> Resu
     let args = bench::argv(inv.bench, &inv.params, inv.cores, inv.timeout_s);
     let mut env = vec![("CONCUR_CORES".to_string(), cores.clone())];
     env.extend(imp.manifest.cores.env.iter().map(|(k, v)| (k.clone(), v.replace("{cores}", &cores))));
-    let allowed = exec::allowed_cpus();
+    // C cores are the first C CPUs this process may use.
+    let allowed = crate::host::affinity::available();
     if allowed.len() < inv.cores as usize {
         anyhow::bail!("{} cores asked, but concur may use only CPUs {:?}", inv.cores, allowed);
     }

@@ -8,7 +8,6 @@
 //! the results database as soon as it is taken, so Ctrl-C (`interrupt`)
 //! loses only the invocation that was running.
 
-mod args;
 pub mod bench;
 mod exec;
 mod interrupt;
@@ -19,9 +18,10 @@ pub mod profile;
 mod progress;
 pub mod search;
 
-pub use args::MicroArgs;
 pub use bench::Bench;
+pub use plan::Flags;
 
+use crate::host::{affinity, env, procstat};
 use crate::impls::{self, Availability, Implementation};
 use crate::server::{self, BuildOutput};
 use crate::store::micro::MicroStatus;
@@ -33,43 +33,35 @@ use progress::Progress;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `concur micro`.
-pub fn micro_command(args: &MicroArgs) -> Result<ExitCode> {
-    let root = impls::find_root(&args.root)?;
-    let chosen = impls::select(&impls::discover(&root)?, "micro", &args.names)?;
-    let profile = profile::load(&root, &args.profile)?;
-    let names = chosen.iter().map(|i| i.name().to_string()).collect();
-    let cpus = exec::allowed_cpus().len() as u32;
-    let plan = plan::resolve(&args.profile, &profile, args, names, cpus, profile::machine_memory())?;
-    if args.dry_run {
+/// `concur micro`: implementations `names` (none: all) under profile
+/// `profile_name` and `flags`, into database `db` (none: the repository's);
+/// `dry_run` prints the plan instead.
+pub fn micro_command(root: Option<&Path>, names: &[String], profile_name: &str, flags: &Flags, db: Option<&Path>, dry_run: bool) -> Result<ExitCode> {
+    let root = impls::find_root(root)?;
+    let chosen = impls::select(&impls::discover(&root)?, "micro", names)?;
+    let profile = profile::load(&root, profile_name)?;
+    let implementations = chosen.iter().map(|i| i.name().to_string()).collect();
+    let cpus = affinity::available().len() as u32;
+    let plan = plan::resolve(profile_name, &profile, flags, implementations, cpus, procstat::meminfo("MemTotal"))?;
+    if dry_run {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = args.db.clone().unwrap_or_else(|| root.join(store::DEFAULT_DB));
-    let store = Store::open(&db)?;
+    let (db, store) = store::sweep::open(&root, db)?;
     interrupt::install();
     let run = open_run(&store, &plan, &root, &chosen)?;
-    let log_dir = db.parent().unwrap_or(Path::new(".")).join("logs").join(format!("micro-{}", run.id));
-    std::fs::create_dir_all(&log_dir)?;
+    let log_dir = store::sweep::log_dir(&db, "micro", run.id)?;
     let status = sweep(&store, run.id, &plan, &chosen, &log_dir)?;
-    store.set_run_status(run.id, status, Some(&crate::run::env::now_rfc3339()))?;
+    store.end_run(run.id, status)?;
     finish(&store, run.id, status, &db)
 }
 
 fn open_run(store: &Store, plan: &MicroPlan, root: &Path, chosen: &[Implementation]) -> Result<RunInfo> {
     let present: Vec<&Implementation> = chosen.iter().filter(|i| i.availability() == Availability::Present).collect();
     let plan_json = serde_json::to_value(plan)?;
-    let mut run = RunInfo {
-        id: 0,
-        started_at: crate::run::env::now_rfc3339(),
-        finished_at: None,
-        status: RunStatus::Running,
-        profile: format!("micro:{}", plan.profile),
-        plan_key: format!("micro:{:016x}", digest(&plan_json.to_string())),
-        plan: plan_json,
-        environment: crate::run::env::capture(root, &present, exec::allowed_cpus().len()),
-        notes: plan.notes.clone(),
-    };
+    let plan_key = format!("micro:{:016x}", crate::host::digest::fnv1a(&plan_json.to_string()));
+    let environment = env::capture(root, impls::toolchains(&present), affinity::available().len());
+    let mut run = RunInfo::starting(format!("micro:{}", plan.profile), plan_key, plan_json, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("micro run {}: profile {}, {} tasks × {} implementations, memory budget {} MiB, into {}", run.id, plan.profile, plan.tasks.len(), chosen.len(), plan.budget_bytes >> 20, store.path().display());
     for note in &plan.notes {
@@ -78,18 +70,13 @@ fn open_run(store: &Store, plan: &MicroPlan, root: &Path, chosen: &[Implementati
     Ok(run)
 }
 
-/// FNV-1a: a stable digest of the plan (std's hasher may change between releases).
-fn digest(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-}
-
 /// Builds each implementation, then runs its tasks, storing as it goes.
 fn sweep(store: &Store, run_id: i64, plan: &MicroPlan, chosen: &[Implementation], log_dir: &Path) -> Result<RunStatus> {
     let mut progress = Progress::new(plan.tasks.len() * chosen.len());
     for imp in chosen {
         let record = prepare(imp, log_dir);
         store.put_implementation(run_id, &record)?;
-        if interrupt::stopping() {
+        if crate::host::interrupt::stopping() {
             return Ok(RunStatus::Interrupted);
         }
         if !record.status.measured() {
@@ -98,7 +85,7 @@ fn sweep(store: &Store, run_id: i64, plan: &MicroPlan, chosen: &[Implementation]
         }
         let mut baselines = Baselines::default();
         for task in &plan.tasks {
-            if !run_task(store, run_id, plan, imp, task, &mut baselines, &progress)? || interrupt::stopping() {
+            if !run_task(store, run_id, plan, imp, task, &mut baselines, &progress)? || crate::host::interrupt::stopping() {
                 progress.clear();
                 return Ok(RunStatus::Interrupted);
             }
@@ -118,7 +105,7 @@ fn prepare(imp: &Implementation, log_dir: &Path) -> ImplRecord {
         record.reason = Some(why);
         return record;
     }
-    record.version = crate::run::env::version(imp);
+    record.version = imp.version();
     let log = log_dir.join(format!("{}-build.log", imp.name()));
     println!("{}: building ({})", imp.name(), record.version);
     if let Err(e) = server::build(imp, &BuildOutput::Log(log)) {
@@ -133,8 +120,7 @@ fn prepare(imp: &Implementation, log_dir: &Path) -> ImplRecord {
 fn run_task(store: &Store, run_id: i64, plan: &MicroPlan, imp: &Implementation, task: &Task, baselines: &mut Baselines, progress: &Progress) -> Result<bool> {
     let mut keep = |r: &store::micro::MicroRecord| -> Result<()> {
         store.insert_micro(run_id, r)?;
-        progress.clear();
-        println!("{}", progress::result_line(r));
+        progress.println(&progress::result_line(r));
         Ok(())
     };
     match task {
@@ -148,7 +134,7 @@ fn run_task(store: &Store, run_id: i64, plan: &MicroPlan, imp: &Implementation, 
             progress.show(&format!("{} · maxprocs search, N up to {} · cores={} · #{}", imp.name(), spec.steps.last().unwrap_or(&0), spec.cores, spec.repeat));
             let Some(found) = search::run(imp, spec, plan.budget_bytes, baselines, &mut keep)? else { return Ok(false) };
             store.put_micro_search(run_id, &found)?;
-            println!("{}", progress::search_line(&found));
+            progress.println(&progress::search_line(&found));
         }
     }
     Ok(true)

@@ -3,7 +3,6 @@
 //! process) or one maximum-processes search. The plan is stored with the run
 //! so the report can say exactly what was asked.
 
-use super::args::MicroArgs;
 use super::bench::{self, Bench};
 use super::profile::{self, Cores, MicroProfile, Section};
 use crate::store::micro::MicroParams;
@@ -12,6 +11,18 @@ use serde::Serialize;
 
 /// The watchdog passed as `--timeout` when the profile sets none (spec/MICRO.md §2's default).
 const DEFAULT_TIMEOUT_S: f64 = 300.0;
+
+/// What the command line sets over the profile, for every benchmark.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// Benchmarks to run by name; empty: every one the profile has a section for.
+    pub bench: Vec<String>,
+    /// Core counts; empty: the profile's.
+    pub cores: Vec<u32>,
+    pub repeat: Option<u32>,
+    /// `8G`, `512M`, bytes or a share of memory (`50%`).
+    pub mem_budget: Option<String>,
+}
 
 /// Everything `concur micro` will do, before it does any of it.
 #[derive(Debug, Clone, Serialize)]
@@ -75,7 +86,7 @@ impl Task {
 }
 
 /// Resolves `profile` and the flags for a machine with `cpus` CPUs and `memory` bytes.
-pub fn resolve(name: &str, profile: &MicroProfile, args: &MicroArgs, implementations: Vec<String>, cpus: u32, memory: u64) -> Result<MicroPlan> {
+pub fn resolve(name: &str, profile: &MicroProfile, args: &Flags, implementations: Vec<String>, cpus: u32, memory: u64) -> Result<MicroPlan> {
     let benches = chosen_benches(profile, &args.bench, name)?;
     let mut notes = Vec::new();
     let budget_text = args.mem_budget.clone().or_else(|| profile.mem_budget.clone()).unwrap_or_else(|| "50%".into());
@@ -184,16 +195,10 @@ fn add_baselines(tasks: &mut Vec<Task>, timeout_s: f64, notes: &mut Vec<String>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
-    #[derive(Parser)]
-    struct Wrap {
-        #[command(flatten)]
-        args: MicroArgs,
-    }
-
-    fn args(line: &[&str]) -> MicroArgs {
-        Wrap::parse_from(std::iter::once("micro").chain(line.iter().copied())).args
+    /// The flags of a test: `--bench`, `--cores`, `--repeat`, `--mem-budget` as their values.
+    fn args(bench: &[&str], cores: &[u32], repeat: Option<u32>, mem_budget: Option<&str>) -> Flags {
+        Flags { bench: bench.iter().map(|b| b.to_string()).collect(), cores: cores.to_vec(), repeat, mem_budget: mem_budget.map(str::to_string) }
     }
 
     fn quick() -> MicroProfile {
@@ -206,7 +211,7 @@ mod tests {
 
     #[test]
     fn quick_on_two_cores_has_every_benchmark_and_the_baseline_first() {
-        let plan = resolve("quick", &quick(), &args(&[]), vec!["go".into()], 2, 24 << 30).unwrap();
+        let plan = resolve("quick", &quick(), &args(&[], &[], None, None), vec!["go".into()], 2, 24 << 30).unwrap();
         assert_eq!(plan.budget_bytes, 8 << 30);
         let first = runs(&plan)[0];
         assert_eq!((first.bench, first.params.procs, first.cores), (Bench::Spawn, Some(1), 2));
@@ -221,20 +226,20 @@ mod tests {
 
     #[test]
     fn flags_narrow_the_profile_and_baselines_follow() {
-        let plan = resolve("quick", &quick(), &args(&["--bench", "maxprocs", "--cores", "1", "--mem-budget", "1G"]), vec![], 2, 24 << 30).unwrap();
+        let plan = resolve("quick", &quick(), &args(&["maxprocs"], &[1], None, Some("1G")), vec![], 2, 24 << 30).unwrap();
         assert_eq!(plan.budget_bytes, 1 << 30);
         let kinds: Vec<String> = plan.tasks.iter().map(|t| serde_json::to_value(t).unwrap()["kind"].as_str().unwrap().to_string()).collect();
         assert_eq!(kinds, ["run", "search"]);
         assert!(plan.notes.iter().any(|n| n.contains("baseline")), "{:?}", plan.notes);
-        let only_pingpong = resolve("quick", &quick(), &args(&["--bench", "pingpong", "--repeat", "1"]), vec![], 2, 0).unwrap();
+        let only_pingpong = resolve("quick", &quick(), &args(&["pingpong"], &[], Some(1), None), vec![], 2, 0).unwrap();
         assert_eq!(runs(&only_pingpong).len(), 2);
     }
 
     #[test]
     fn unknown_benchmarks_and_big_core_counts_are_explained() {
-        let err = resolve("quick", &quick(), &args(&["--bench", "ping"]), vec![], 2, 0).unwrap_err().to_string();
+        let err = resolve("quick", &quick(), &args(&["ping"], &[], None, None), vec![], 2, 0).unwrap_err().to_string();
         assert!(err.contains("--bench ping: no such benchmark"), "{err}");
-        let plan = resolve("quick", &quick(), &args(&["--bench", "pingpong", "--cores", "1,4"]), vec![], 2, 0).unwrap();
+        let plan = resolve("quick", &quick(), &args(&["pingpong"], &[1, 4], None, None), vec![], 2, 0).unwrap();
         assert!(plan.notes.iter().any(|n| n.contains("cores 4 skipped")), "{:?}", plan.notes);
         assert!(runs(&plan).iter().all(|i| i.cores == 1));
     }

@@ -5,9 +5,10 @@
 //! with the flags.
 
 use super::bench::Bench;
-use anyhow::{Context, Result, bail};
+use crate::host::profile::{self, Folder};
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One profile file.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -16,7 +17,7 @@ pub struct MicroProfile {
     /// One sentence for `--dry-run` and the report.
     pub description: String,
     /// Repeats of every invocation (each a fresh process).
-    #[serde(default = "one")]
+    #[serde(default = "profile::one")]
     pub repeat: u32,
     /// Core counts: `"all"` (this machine's CPUs), `"each"` (1 … all) or a list.
     #[serde(default)]
@@ -31,10 +32,6 @@ pub struct MicroProfile {
     pub maxprocs: Option<Section>,
     pub pairs: Option<Section>,
     pub idle: Option<Section>,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Core counts of a profile or of one benchmark.
@@ -110,41 +107,21 @@ impl Section {
 }
 
 /// The folder holding the micro profiles.
-pub fn dir(root: &Path) -> PathBuf {
-    root.join("spec/profiles/micro")
-}
-
-/// Names of the micro profiles, sorted.
-pub fn names(root: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir(root))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
-        .collect();
-    names.sort();
-    names
-}
+pub const FOLDER: Folder = Folder { path: "spec/profiles/micro", what: "micro profiles" };
 
 /// Reads `spec/profiles/micro/<name>.toml`.
 pub fn load(root: &Path, name: &str) -> Result<MicroProfile> {
-    let path = dir(root).join(format!("{name}.toml"));
-    if !path.is_file() {
-        let known = names(root);
-        bail!("--profile {name}: there is no spec/profiles/micro/{name}.toml; known micro profiles: {}", if known.is_empty() { "none".into() } else { known.join(", ") });
-    }
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    parse(&format!("spec/profiles/micro/{name}.toml"), &text)
+    let (shown, text) = FOLDER.read(root, name)?;
+    parse(&shown, &text)
 }
 
 /// Parses one profile; `shown` names the file in errors.
 pub fn parse(shown: &str, text: &str) -> Result<MicroProfile> {
-    let p: MicroProfile = toml::from_str(text).map_err(|e| anyhow::anyhow!("{shown}: {}", e.message().trim()))?;
-    if p.repeat == 0 {
-        bail!("{shown}: 'repeat' must be at least 1 (e.g. repeat = 3)");
-    }
+    let p: MicroProfile = profile::parse(shown, text)?;
+    profile::check_repeat(shown, p.repeat)?;
     check_cores(shown, "cores", &p.cores)?;
     if let Some(t) = &p.timeout {
-        crate::run::parse_seconds(t).map_err(|e| anyhow::anyhow!("{shown}: 'timeout': {e}"))?;
+        crate::host::duration::parse_seconds(t).map_err(|e| anyhow::anyhow!("{shown}: 'timeout': {e}"))?;
     }
     if let Some(b) = &p.mem_budget {
         parse_budget(b, 1 << 30).map_err(|e| anyhow::anyhow!("{shown}: 'mem_budget': {e}"))?;
@@ -243,24 +220,6 @@ pub fn parse_budget(text: &str, memory: u64) -> Result<u64, String> {
         return Err(fail());
     }
     Ok(bytes as u64)
-}
-
-/// This machine's memory (`MemTotal`), bytes.
-pub fn machine_memory() -> u64 {
-    meminfo("MemTotal")
-}
-
-/// Memory the kernel says is available now (`MemAvailable`), bytes.
-pub fn available_memory() -> u64 {
-    meminfo("MemAvailable")
-}
-
-fn meminfo(key: &str) -> u64 {
-    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    text.lines()
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':')?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
-        .unwrap_or(0)
-        * 1024
 }
 
 #[cfg(test)]

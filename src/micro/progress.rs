@@ -3,42 +3,42 @@
 //! saying which invocation runs and how many are left.
 
 use super::bench;
+use crate::host::progress;
 use crate::store::micro::{MicroRecord, MicroStatus, SearchRecord};
-use std::io::{IsTerminal, Write};
-use std::time::Instant;
+use indicatif::ProgressBar;
 
+/// The tasks done and left, and what runs now.
 pub struct Progress {
-    total: usize,
-    done: usize,
-    started: Instant,
-    tty: bool,
+    bar: ProgressBar,
+    done: u64,
 }
 
 impl Progress {
     pub fn new(total: usize) -> Progress {
-        Progress { total, done: 0, started: Instant::now(), tty: std::io::stderr().is_terminal() }
+        Progress { bar: progress::bar(total as u64, progress::style("[{pos}/{len} {elapsed_precise}] {msg}")), done: 0 }
     }
 
-    /// Shows what runs now, e.g. `[3/27 0:42] go · pingping size=5120 reps=1000 · cores=2 · #1`.
+    /// Shows what runs now, e.g. `[3/27 00:00:42] go · pingping size=5120 reps=1000 · cores=2 · #1`.
     pub fn show(&self, what: &str) {
-        if self.tty {
-            let secs = self.started.elapsed().as_secs();
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K[{}/{} {}:{:02}] {what}", self.done + 1, self.total, secs / 60, secs % 60);
-            let _ = err.flush();
-        }
+        // The position shown is the task running, counted from 1.
+        self.bar.set_position(self.done + 1);
+        self.bar.set_message(what.to_string());
     }
 
-    /// Clears the line so that a result prints cleanly.
+    /// Prints a result line on stdout without tearing the progress line.
+    pub fn println(&self, line: &str) {
+        self.bar.suspend(|| println!("{line}"));
+    }
+
+    /// Removes the progress line for good.
     pub fn clear(&self) {
-        if self.tty {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
-        }
+        self.bar.finish_and_clear();
     }
 
     /// Drops `n` tasks of an implementation that will not run.
     pub fn skip(&mut self, n: usize) {
-        self.total = self.total.saturating_sub(n);
+        let total = self.bar.length().unwrap_or(0);
+        self.bar.set_length(total.saturating_sub(n as u64));
     }
 
     pub fn finished_task(&mut self) {

@@ -18,7 +18,6 @@ pub mod spread;
 mod table;
 mod tables;
 
-use crate::cli::ReportArgs;
 use crate::impls;
 use crate::store::{self, RunData, Store};
 use anyhow::{Context, Result};
@@ -39,26 +38,28 @@ pub fn render(data: RunData) -> Rendered {
     Rendered { html: html::render(&blocks, &title), markdown: markdown::render(&blocks) }
 }
 
-/// `concur report`.
-pub fn report_command(args: &ReportArgs) -> Result<ExitCode> {
-    let root = || impls::find_root(&args.root);
-    let db = match &args.db {
-        Some(db) => db.clone(),
-        None => root()?.join(store::DEFAULT_DB),
+/// `concur report`: run `run` (none: the latest) of database `db` (none: the
+/// repository's) into folder `out` (none: the repository's results/report);
+/// `list` lists the runs instead.
+pub fn report_command(root: Option<&Path>, db: Option<&Path>, run: Option<i64>, out: Option<&Path>, list: bool) -> Result<ExitCode> {
+    let find_root = || impls::find_root(root);
+    let db = match db {
+        Some(db) => db.to_path_buf(),
+        None => find_root()?.join(store::DEFAULT_DB),
     };
     let store = Store::open_existing(&db)?;
-    if args.list {
-        return list(&store);
+    if list {
+        return list_runs(&store);
     }
-    let id = match args.run {
+    let id = match run {
         Some(id) => id,
         None => store.latest_run_id()?.with_context(|| format!("{} holds no run yet: run `concur run` first", db.display()))?,
     };
     let rendered = render(store.load_run(id)?);
-    let rendered = micro::append(rendered, &store, args.run)?;
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        None => root()?.join("results/report"),
+    let rendered = micro::append(rendered, &store, run)?;
+    let out = match out {
+        Some(out) => out.to_path_buf(),
+        None => find_root()?.join("results/report"),
     };
     write(&out, &rendered)?;
     println!("report of run {id}: {} and {}", out.join("index.html").display(), out.join("summary.md").display());
@@ -74,7 +75,7 @@ fn write(out: &Path, r: &Rendered) -> Result<()> {
     Ok(())
 }
 
-fn list(store: &Store) -> Result<ExitCode> {
+fn list_runs(store: &Store) -> Result<ExitCode> {
     for run in store.runs()? {
         let points = store.point_keys(run.id)?.len();
         println!("{:>4}  {}  {:<11} {:<10} {points} points", run.id, run.started_at, run.status.as_str(), run.profile);

@@ -7,6 +7,7 @@
 //! gives the same report. Two results whose intervals overlap are within
 //! noise: the data cannot tell them apart.
 
+use crate::host::digest::SplitMix;
 use serde::Serialize;
 
 /// Resamples per bootstrap.
@@ -77,19 +78,6 @@ fn bootstrap_median(sorted: &[f64]) -> (f64, f64) {
     let tail = (1.0 - COVERAGE) / 2.0;
     let at = |q: f64| medians[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
     (at(tail), at(1.0 - tail))
-}
-
-/// SplitMix64: a tiny generator, good enough for resampling and reproducible.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! The one place `run` meets `load`: a point's settings become a
-//! `LoadPlan` (through the same `LoadArgs` the `concur load` command line
-//! fills, so a point can be replayed by hand), and a `LoadReport` becomes the
-//! counted fields of a `PointRecord`.
+//! `LoadPlan` (the plan `concur load --scenario … -c … -t … --cpus …` would
+//! resolve, so a point can be replayed by hand), and a `LoadReport` becomes
+//! the counted fields of a `PointRecord`.
 
 use super::plan::{PointSpec, ScenarioInfo};
-use crate::load::{Control, LoadArgs, LoadPlan, LoadReport, Scenario};
-use crate::store::{Latency, PointRecord, SecondRecord, StepRecord};
-use crate::stats::{ErrorCounts, ErrorKind, LatencyStats};
+use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt};
+use crate::store::{PointRecord, SecondRecord, StepRecord};
+use crate::stats::{ErrorCounts, ErrorKind};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -57,24 +57,24 @@ pub enum Phase {
 /// The load plan of one phase of a point against `port`.
 pub fn plan(root: &Path, spec: &PointSpec, port: u16, phase: Phase) -> Result<LoadPlan> {
     let secs = Duration::from_secs_f64;
-    let (duration, requests) = match phase {
-        Phase::Warmup => (Some(secs(spec.warmup_s)), None),
-        Phase::Measure => (spec.duration_s.map(secs), spec.requests),
-    };
-    let args = LoadArgs {
-        url: format!("http://127.0.0.1:{port}/"),
-        method: "GET".into(),
-        scenario: Some(reference(root, &spec.scenario)),
-        connections: Some(spec.connections as usize),
-        threads: Some(spec.generator_cpus.len().max(1)),
-        duration,
-        requests,
-        rate: spec.rate.map(f64::from),
-        timeout: Some(secs(spec.timeout_s)),
-        cpus: spec.generator_cpus.clone(),
-        ..LoadArgs::default()
-    };
-    LoadPlan::from_args(&args)
+    let mut plan = LoadPlan::get(&format!("http://127.0.0.1:{port}/"))?;
+    plan.apply_scenario(&Scenario::load(&reference(root, &spec.scenario))?);
+    plan.connections = spec.connections as usize;
+    plan.threads = spec.generator_cpus.len().max(1);
+    match phase {
+        Phase::Warmup => plan.stop = StopAt::Duration(secs(spec.warmup_s)),
+        Phase::Measure => match (spec.duration_s, spec.requests) {
+            (Some(d), _) => plan.stop = StopAt::Duration(secs(d)),
+            (None, Some(n)) => plan.stop = StopAt::Count(n),
+            (None, None) => {}
+        },
+    }
+    plan.rate = spec.rate.map(f64::from);
+    plan.timeout = secs(spec.timeout_s);
+    plan.cpus = spec.generator_cpus.clone();
+    plan.fill_users(None)?;
+    plan.validate()?;
+    Ok(plan)
 }
 
 /// Runs one load, stoppable by the interrupt handler.
@@ -97,11 +97,11 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
     point.requests = report.requests + statuses;
     point.errors_total = report.errors;
     point.errors = errors(&report.errors_by_kind);
-    point.latency = latency(&report.latency);
+    point.latency = report.latency.clone();
     point.steps = report
         .steps
         .iter()
-        .map(|s| StepRecord { name: s.name.clone(), successes: s.requests, errors: s.errors, latency: latency(&s.latency) })
+        .map(|s| StepRecord { name: s.name.clone(), successes: s.requests, errors: s.errors, latency: s.latency.clone() })
         .collect();
     point.timeline = report.timeline.iter().map(|s| SecondRecord { requests: s.requests, errors: s.errors }).collect();
     point.warnings.extend(report.warnings.iter().cloned());
@@ -116,20 +116,4 @@ fn errors(counts: &ErrorCounts) -> BTreeMap<String, u64> {
         ErrorKind::ALL.iter().filter(|&&k| counts.get(k) > 0).map(|&k| (k.name().to_string(), counts.get(k))).collect();
     map.extend(counts.status.iter().map(|(code, n)| (format!("status {code}"), *n)));
     map
-}
-
-fn latency(s: &LatencyStats) -> Latency {
-    Latency {
-        count: s.count,
-        min_us: s.min_us,
-        mean_us: s.mean_us,
-        stdev_us: s.stdev_us,
-        p50_us: s.p50_us,
-        p75_us: s.p75_us,
-        p90_us: s.p90_us,
-        p99_us: s.p99_us,
-        p999_us: s.p999_us,
-        max_us: s.max_us,
-        histogram: s.histogram.clone(),
-    }
 }

@@ -9,15 +9,14 @@
 //! no handler sees, each measured server gets a guard process that kills its
 //! group as soon as the orchestrator is gone.
 
+use crate::host::interrupt;
 use crate::load::Control;
 use crate::store::{RunStatus, Store};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-static STOP: AtomicBool = AtomicBool::new(false);
 static CURRENT: Mutex<Option<Arc<Control>>> = Mutex::new(None);
 static RUN: OnceLock<(PathBuf, i64)> = OnceLock::new();
 /// Held while a point is written, so that a forced exit never cuts one short.
@@ -26,10 +25,11 @@ static WRITING: Mutex<()> = Mutex::new(());
 /// How long clean-up after the first signal may take before everything is killed.
 const GRACE: Duration = Duration::from_secs(15);
 
-/// Installs the handler (once per process; later calls do nothing).
+/// Makes the first signal stop the current load, and a second one (or a
+/// signal while no load runs) stop everything at once.
 pub fn install() {
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
+    interrupt::on_signal(|count| {
+        if count > 1 {
             force_exit();
         }
         match CURRENT.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
@@ -49,17 +49,12 @@ pub fn set_run(db: PathBuf, run_id: i64) {
     let _ = RUN.set((db, run_id));
 }
 
-/// Whether a stop was asked for.
-pub fn stopping() -> bool {
-    STOP.load(Ordering::SeqCst)
-}
-
 /// Keeps `control` reachable by the handler while its load runs.
 pub struct Watch;
 
 impl Watch {
     pub fn new(control: Arc<Control>) -> Watch {
-        if stopping() {
+        if interrupt::stopping() {
             control.stop();
         }
         *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some(control);
@@ -84,7 +79,7 @@ fn force_exit() -> ! {
     if let Some((db, id)) = RUN.get()
         && let Ok(store) = Store::open_existing(db)
     {
-        let _ = store.set_run_status(*id, RunStatus::Interrupted, Some(&super::env::now_rfc3339()));
+        let _ = store.set_run_status(*id, RunStatus::Interrupted, Some(&crate::host::env::now_rfc3339()));
     }
     eprintln!("\nconcur: interrupted; stopped {stopped} child process group(s); the run is marked interrupted (`concur run --resume` continues it)");
     std::process::exit(130);
@@ -93,39 +88,9 @@ fn force_exit() -> ! {
 /// Stops every process group led by a child of this process: the servers of
 /// `verify` and of the current point. Returns how many there were.
 pub fn stop_child_groups(grace: Duration) -> usize {
-    // SAFETY: getpid has no preconditions.
-    let me = unsafe { libc::getpid() };
-    let leaders: Vec<i32> = std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| stat_ids(pid).is_some_and(|(ppid, pgrp)| ppid == me && pgrp == pid))
-        .collect();
-    for &pgid in &leaders {
-        // SAFETY: signalling process groups our children lead.
-        unsafe { libc::kill(-pgid, libc::SIGTERM) };
-    }
-    let deadline = std::time::Instant::now() + grace;
-    // SAFETY: signal 0 only checks existence; waitpid reaps our own children.
-    let alive = |pgid: i32| unsafe {
-        libc::waitpid(pgid, std::ptr::null_mut(), libc::WNOHANG);
-        libc::kill(-pgid, 0) == 0
-    };
-    while leaders.iter().any(|&g| alive(g)) && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    for &pgid in &leaders {
-        // SAFETY: as above.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    }
+    let leaders = crate::host::procstat::child_group_leaders();
+    crate::host::groups::stop_all(&leaders, grace);
     leaders.len()
-}
-
-/// (ppid, pgrp) of a process, from `/proc/<pid>/stat`.
-fn stat_ids(pid: i32) -> Option<(i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let mut f = stat[stat.rfind(')')? + 2..].split_whitespace().skip(1);
-    Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
 }
 
 /// The environment variable every process a run starts carries (it is set
@@ -165,8 +130,8 @@ impl Guard {
 impl Drop for Guard {
     fn drop(&mut self) {
         if let Some(child) = &mut self.0 {
-            // SAFETY: the guard leads its own group (it and its `sleep`).
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            // The guard leads its own group (it and its `sleep`).
+            crate::host::groups::kill(child.id() as i32);
             let _ = child.wait();
         }
     }

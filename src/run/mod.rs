@@ -7,9 +7,7 @@
 //! soon as it is taken, so an interrupted run (`interrupt`) keeps what it
 //! finished and `--resume` skips it.
 
-mod cpus;
 mod drive;
-pub mod env;
 mod interrupt;
 pub mod plan;
 mod point;
@@ -19,9 +17,9 @@ mod progress;
 mod sampler;
 pub mod usage;
 
-pub use plan::{Plan, PointSpec};
+pub use plan::{Overrides, Plan, PointSpec};
 
-use crate::cli::RunArgs;
+use crate::host::{affinity, env};
 use crate::impls::{self, Implementation};
 use crate::store::{self, ImplStatus, PointRecord, RunInfo, RunStatus, Store};
 use anyhow::Result;
@@ -30,46 +28,40 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// `10s`, `500ms`, `2m`, or plain seconds, as a number of seconds (clap's parser for the duration flags).
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    crate::load::parse_duration(text).map(|d| d.as_secs_f64())
-}
+pub use crate::host::duration::parse_seconds;
 
-/// `concur run`.
-pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
+/// `concur run`: profile `profile_name` with the command line's `overrides`,
+/// into database `db` (none: the repository's); `resume` continues the
+/// latest unfinished run of the same plan, `dry_run` prints the plan instead.
+pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool, dry_run: bool) -> Result<ExitCode> {
     interrupt::mark_children();
-    let root = impls::find_root(&args.root)?;
-    if args.list_profiles {
-        return list_profiles(&root);
-    }
+    let root = impls::find_root(root)?;
     let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
-    let plan = resolve(args, &root, &implementations)?;
-    if args.dry_run {
+    let plan = resolve(profile_name, overrides, &root, &implementations)?;
+    if dry_run {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let db = args.db.clone().unwrap_or_else(|| root.join(store::DEFAULT_DB));
-    let store = Store::open(&db)?;
-    interrupt::install();
+    let (db, store) = store::sweep::open(&root, db)?;
     let _guard = interrupt::Guard::start();
-    let run = open_run(&store, &plan, args.resume, &root, &implementations)?;
+    interrupt::install();
+    let run = open_run(&store, &plan, resume, &root, &implementations)?;
     interrupt::set_run(db.clone(), run.id);
-    let log_dir = db.parent().unwrap_or(Path::new(".")).join("logs").join(format!("run-{}", run.id));
-    std::fs::create_dir_all(&log_dir)?;
+    let log_dir = store::sweep::log_dir(&db, "run", run.id)?;
     for note in &plan.notes {
         println!("note: {note}");
     }
     let status = sweep(&store, &run, &plan, &root, &implementations, &log_dir)?;
-    store.set_run_status(run.id, status, Some(&env::now_rfc3339()))?;
+    store.end_run(run.id, status)?;
     finish_message(&store, run.id, status, &db)
 }
 
-fn resolve(args: &RunArgs, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
-    let profile = profile::load(root, &args.profile)?;
+fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
+    let profile = profile::load(root, profile_name)?;
     let scenarios = drive::catalog(root)?;
-    let cpus = cpus::available();
-    let inputs = plan::Inputs { profile_name: &args.profile, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
-    plan::resolve(args, &inputs)
+    let cpus = affinity::available();
+    let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
+    plan::resolve(overrides, &inputs)
 }
 
 /// A new run, or with `--resume` the latest unfinished one with the same plan.
@@ -84,17 +76,8 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
         println!("nothing to resume in {} for this plan: starting a new run", store.path().display());
     }
     let asked: Vec<&Implementation> = implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())).collect();
-    let mut run = RunInfo {
-        id: 0,
-        started_at: env::now_rfc3339(),
-        finished_at: None,
-        status: RunStatus::Running,
-        profile: plan.profile.clone(),
-        plan_key: plan.key(),
-        plan: serde_json::to_value(plan)?,
-        environment: env::capture(root, &asked, cpus::available().len()),
-        notes: plan.notes.clone(),
-    };
+    let environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
+    let mut run = RunInfo::starting(plan.profile.clone(), plan.key(), serde_json::to_value(plan)?, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("run {}: profile {}, {} points, into {}", run.id, plan.profile, plan.points.len(), store.path().display());
     Ok(run)
@@ -111,7 +94,7 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
             continue;
         }
         let record = prepare::prepare(root, imp, plan, log_dir);
-        if interrupt::stopping() {
+        if crate::host::interrupt::stopping() {
             // A check cut short by the signal says nothing about the implementation.
             return Ok(RunStatus::Interrupted);
         }
@@ -177,7 +160,9 @@ fn finish_message(store: &Store, run_id: i64, status: RunStatus, db: &Path) -> R
     }
 }
 
-fn list_profiles(root: &Path) -> Result<ExitCode> {
+/// `concur run --list-profiles`.
+pub fn list_profiles_command(root: Option<&Path>) -> Result<ExitCode> {
+    let root = &impls::find_root(root)?;
     for name in profile::names(root) {
         let description = profile::load(root, &name).map(|p| p.description).unwrap_or_else(|e| format!("(unreadable: {e})"));
         println!("{name:<10} {description}");
@@ -200,7 +185,7 @@ fn print_plan(plan: &Plan) {
             (None, None) => String::new(),
         };
         let shared = if p.shared { " (shared)" } else { "" };
-        let cpus = format!("server cpus {} · generator cpus {}{shared}", cpus::describe(&p.server_cpus), cpus::describe(&p.generator_cpus));
+        let cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
         let _ = writeln!(out, "  {:<44} c={:<5} warm-up {}s {length:<9} {cpus}", p.key, p.connections, p.warmup_s);
     }
     // A closed pipe (`| head`) is not an error worth a panic.

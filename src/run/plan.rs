@@ -5,7 +5,6 @@
 //! directly, and a bad flag fails here, before anything starts.
 
 use super::profile::{Load, Profile};
-use crate::cli::RunArgs;
 use crate::impls::{Availability, Implementation};
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
@@ -20,6 +19,26 @@ pub struct ScenarioInfo {
     pub duration_s: Option<f64>,
     pub requests: Option<u64>,
     pub timeout_s: Option<f64>,
+}
+
+/// What the command line sets over the profile, for every scenario; empty
+/// lists and `None` leave the profile's (then the scenario file's) values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    pub implementations: Vec<String>,
+    pub scenarios: Vec<String>,
+    pub cores: Vec<u32>,
+    /// Closed-loop levels; at most one of `connections` and `rate` is set.
+    pub connections: Vec<u32>,
+    /// Open-loop levels, requests per second.
+    pub rate: Vec<u32>,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub warmup_s: Option<f64>,
+    pub repeat: Option<u32>,
+    pub timeout_s: Option<f64>,
+    /// `concur verify` before measuring (`--no-verify` turns it off).
+    pub verify: bool,
 }
 
 /// Everything planning needs to know about this machine and repository.
@@ -85,8 +104,7 @@ impl Plan {
     /// A digest of what is measured and how; `--resume` continues only a run with the same one.
     pub fn key(&self) -> String {
         let text = serde_json::to_string(&(&self.points, self.verify)).unwrap_or_default();
-        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        format!("{hash:016x}")
+        format!("{:016x}", crate::host::digest::fnv1a(&text))
     }
 }
 
@@ -108,7 +126,7 @@ impl Level {
 }
 
 /// Turns flags and profile into the plan.
-pub fn resolve(args: &RunArgs, inputs: &Inputs) -> Result<Plan> {
+pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     let profile = inputs.profile;
     let repeat = args.repeat.unwrap_or(profile.repeat);
     if repeat == 0 {
@@ -168,14 +186,14 @@ pub fn resolve(args: &RunArgs, inputs: &Inputs) -> Result<Plan> {
         scenarios: scenarios.iter().map(|s| (s.name.clone(), s.description.clone())).collect(),
         cores,
         repeat,
-        verify: !args.no_verify,
+        verify: args.verify,
         points,
         notes,
     })
 }
 
 /// (name, available) in manifest order.
-fn pick_implementations(args: &RunArgs, inputs: &Inputs, notes: &mut Vec<String>) -> Result<Vec<(String, bool)>> {
+fn pick_implementations(args: &Overrides, inputs: &Inputs, notes: &mut Vec<String>) -> Result<Vec<(String, bool)>> {
     let known: Vec<&str> = inputs.implementations.iter().map(|i| i.name()).collect();
     let from_flag = !args.implementations.is_empty();
     let asked = if from_flag { args.implementations.clone() } else { inputs.profile.implementations.clone() };
@@ -202,10 +220,10 @@ fn pick_implementations(args: &RunArgs, inputs: &Inputs, notes: &mut Vec<String>
     Ok(chosen)
 }
 
-fn pick_scenarios<'a>(args: &RunArgs, inputs: &'a Inputs) -> Result<Vec<&'a ScenarioInfo>> {
+fn pick_scenarios<'a>(args: &Overrides, inputs: &'a Inputs) -> Result<Vec<&'a ScenarioInfo>> {
     let known: Vec<&str> = inputs.scenarios.iter().map(|s| s.name.as_str()).collect();
-    let from_flag = !args.scenario.is_empty();
-    let asked = if from_flag { args.scenario.clone() } else { inputs.profile.scenarios.clone() };
+    let from_flag = !args.scenarios.is_empty();
+    let asked = if from_flag { args.scenarios.clone() } else { inputs.profile.scenarios.clone() };
     let unknown = |name: &String| !known.contains(&name.as_str());
     if let Some(name) = inputs.profile.scenario.keys().find(|n| unknown(n)) {
         bail!("spec/profiles/{}.toml: [scenario.{name}] names no scenario; known: {} (spec/scenarios/)", inputs.profile_name, known.join(", "));
@@ -220,7 +238,7 @@ fn pick_scenarios<'a>(args: &RunArgs, inputs: &'a Inputs) -> Result<Vec<&'a Scen
     Ok(asked.iter().filter_map(|name| inputs.scenarios.iter().find(|s| &s.name == name)).collect())
 }
 
-fn pick_cores(args: &RunArgs, profile: &Profile, cpus: &[usize], notes: &mut Vec<String>) -> Result<Vec<u32>> {
+fn pick_cores(args: &Overrides, profile: &Profile, cpus: &[usize], notes: &mut Vec<String>) -> Result<Vec<u32>> {
     let asked = if args.cores.is_empty() { profile.cores.clone() } else { args.cores.clone() };
     if asked.contains(&0) {
         bail!("--cores 0: core counts start at 1 (e.g. --cores 1,2)");
@@ -261,7 +279,7 @@ struct Resolved {
 }
 
 /// Flags over the scenario's profile section over the profile's `[load]` over the scenario file.
-fn settings_for(args: &RunArgs, profile: &Profile, scenario: &ScenarioInfo) -> Result<Resolved> {
+fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) -> Result<Resolved> {
     let base = Load { env: Some(profile.env.clone()), ..Load::default() };
     let load = profile.scenario.get(&scenario.name).cloned().unwrap_or_default().over(&profile.load.over(&base));
     let secs = |v: &Option<String>| v.as_deref().map(super::parse_seconds).transpose().map_err(anyhow::Error::msg);
@@ -281,7 +299,7 @@ fn settings_for(args: &RunArgs, profile: &Profile, scenario: &ScenarioInfo) -> R
     if args.connections.contains(&0) || args.rate.contains(&0) {
         bail!("-c/-R 0: a load level must be above 0 (e.g. -c 50)");
     }
-    let (duration_s, requests) = match (args.duration, args.requests) {
+    let (duration_s, requests) = match (args.duration_s, args.requests) {
         (Some(d), _) => (Some(d), None),
         (None, Some(0)) => bail!("-n 0: a point needs at least one request (e.g. -n 10000)"),
         (None, Some(n)) => (None, Some(n)),
@@ -296,14 +314,10 @@ fn settings_for(args: &RunArgs, profile: &Profile, scenario: &ScenarioInfo) -> R
     }
     Ok(Resolved {
         levels,
-        warmup_s: args.warmup.map_or_else(|| secs(&load.warmup).map(|w| w.unwrap_or(1.0)), Ok)?,
+        warmup_s: args.warmup_s.map_or_else(|| secs(&load.warmup).map(|w| w.unwrap_or(1.0)), Ok)?,
         duration_s,
         requests,
-        timeout_s: args.timeout.or(secs(&load.timeout)?).or(scenario.timeout_s).unwrap_or(10.0),
+        timeout_s: args.timeout_s.or(secs(&load.timeout)?).or(scenario.timeout_s).unwrap_or(10.0),
         env: load.env.unwrap_or_default(),
     })
 }
-
-#[cfg(test)]
-#[path = "plan_tests.rs"]
-mod tests;

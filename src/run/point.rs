@@ -6,7 +6,7 @@
 use super::drive::{self, Phase};
 use super::plan::PointSpec;
 use super::sampler::Sampler;
-use super::{interrupt, usage};
+use super::usage;
 use crate::impls::Implementation;
 use crate::load::LoadReport;
 use crate::server::{self, Launch, Server};
@@ -31,7 +31,7 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
         server.stop(STOP_GRACE);
         outcome
     });
-    if interrupt::stopping() {
+    if crate::host::interrupt::stopping() {
         return None;
     }
     if let Err(e) = result {
@@ -82,7 +82,7 @@ fn blank(spec: &PointSpec) -> PointRecord {
         rate: spec.rate,
         level: spec.level.clone(),
         repeat: spec.repeat,
-        started_at: super::env::now_rfc3339(),
+        started_at: crate::host::env::now_rfc3339(),
         warmup_s: spec.warmup_s,
         generator: crate::store::GeneratorUsage { cpus: spec.generator_cpus.clone(), shared: spec.shared, ..Default::default() },
         ..PointRecord::default()

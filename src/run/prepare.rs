@@ -3,7 +3,6 @@
 //! measures it with. One that fails is not measured; the reason goes to the
 //! database, so the report shows it as failed rather than leaving it out.
 
-use super::interrupt;
 use super::plan::Plan;
 use crate::impls::{Availability, Implementation};
 use crate::server::{self, BuildOutput};
@@ -19,7 +18,7 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
         println!("{}: not measured: {why}", imp.name());
         return record(ImplStatus::Unavailable, Some(why), String::new());
     }
-    let version = super::env::version(imp);
+    let version = imp.version();
     if !plan.verify {
         let log = log_dir.join(format!("build-{}.log", imp.name()));
         return match server::build(imp, &BuildOutput::Log(log)) {
@@ -35,7 +34,7 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
     let started = Instant::now();
     // Failures are printed after the whole verification, so that one cut short by Ctrl-C is never shown.
     let report = verify::verify_impl(imp, root, cores, None, |_| {});
-    if interrupt::stopping() {
+    if crate::host::interrupt::stopping() {
         return record(ImplStatus::Failed, Some("interrupted during verification".into()), version);
     }
     for o in report.outcomes.iter().filter(|o| o.status == Status::Fail) {

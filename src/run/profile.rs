@@ -2,7 +2,8 @@
 //! so that `concur run --profile thesis` reproduces a seed's set-up. Only
 //! parsing and validation live here; `plan` combines a profile with flags.
 
-use anyhow::{Context, Result, bail};
+use crate::host::profile::{self, Folder};
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,7 +22,7 @@ pub struct Profile {
     pub scenarios: Vec<String>,
     /// Server core counts; those above this machine's CPUs are skipped with a note.
     pub cores: Vec<u32>,
-    #[serde(default = "one")]
+    #[serde(default = "profile::one")]
     pub repeat: u32,
     /// Load settings of every scenario.
     #[serde(default)]
@@ -32,10 +33,6 @@ pub struct Profile {
     /// Per-scenario overrides of `load`.
     #[serde(default)]
     pub scenario: BTreeMap<String, Load>,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Load settings; anything left out falls back to the profile's `[load]`,
@@ -78,42 +75,26 @@ impl Load {
 }
 
 /// The folder holding the profiles.
-pub fn dir(root: &Path) -> std::path::PathBuf {
-    root.join("spec/profiles")
-}
+pub const FOLDER: Folder = Folder { path: "spec/profiles", what: "profiles" };
 
 /// Names of the profiles in `spec/profiles/`, sorted.
 pub fn names(root: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir(root))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_string_lossy().strip_suffix(".toml").map(str::to_string))
-        .collect();
-    names.sort();
-    names
+    FOLDER.names(root)
 }
 
 /// Reads `spec/profiles/<name>.toml`.
 pub fn load(root: &Path, name: &str) -> Result<Profile> {
-    let path = dir(root).join(format!("{name}.toml"));
-    if !path.is_file() {
-        let known = names(root);
-        bail!("--profile {name}: there is no spec/profiles/{name}.toml; known profiles: {}", if known.is_empty() { "none".into() } else { known.join(", ") });
-    }
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    parse(&format!("spec/profiles/{name}.toml"), &text)
+    let (shown, text) = FOLDER.read(root, name)?;
+    parse(&shown, &text)
 }
 
 /// Parses one profile; `shown` names the file in errors.
 pub fn parse(shown: &str, text: &str) -> Result<Profile> {
-    let profile: Profile = toml::from_str(text).map_err(|e| anyhow::anyhow!("{shown}: {}", e.message().trim()))?;
+    let profile: Profile = profile::parse(shown, text)?;
     if profile.cores.is_empty() || profile.cores.contains(&0) {
         bail!("{shown}: 'cores' must list core counts of at least 1 (e.g. cores = [1, 2])");
     }
-    if profile.repeat == 0 {
-        bail!("{shown}: 'repeat' must be at least 1 (e.g. repeat = 3)");
-    }
+    profile::check_repeat(shown, profile.repeat)?;
     for (scenario, load) in std::iter::once(("load", &profile.load)).chain(profile.scenario.iter().map(|(k, v)| (k.as_str(), v))) {
         check_load(shown, scenario, load)?;
     }

@@ -4,9 +4,9 @@
 //! long the finished ones really took (start-up and stop included).
 
 use super::plan::PointSpec;
-use std::io::{IsTerminal, Write};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use crate::host::progress;
+use indicatif::{ProgressBar, ProgressState};
+use std::time::Duration;
 
 pub struct Progress {
     total: usize,
@@ -14,12 +14,9 @@ pub struct Progress {
     planned_done_s: f64,
     actual_done_s: f64,
     planned_left_s: f64,
-    /// What the ticker redraws; `None` when not on a terminal.
-    shown: Option<Arc<Mutex<Option<Shown>>>>,
+    /// The line of the point being measured, counting its estimate down.
+    bar: Option<ProgressBar>,
 }
-
-/// The line without its estimate, the estimate in seconds, and since when.
-type Shown = (String, f64, Instant);
 
 /// Start-up, readiness and stop of a server, before any point has shown how long they take.
 const OVERHEAD_GUESS_S: f64 = 2.0;
@@ -27,34 +24,28 @@ const OVERHEAD_GUESS_S: f64 = 2.0;
 impl Progress {
     /// Progress over `pending`, the points still to measure.
     pub fn new(pending: &[&PointSpec]) -> Progress {
-        let shown = std::io::stderr().is_terminal().then(|| {
-            let shown: Arc<Mutex<Option<Shown>>> = Arc::default();
-            let ticker = Arc::clone(&shown);
-            std::thread::spawn(move || loop {
-                std::thread::sleep(Duration::from_secs(1));
-                if let Some((head, eta, since)) = ticker.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-                    draw(&format!("{head}{}", clock(eta - since.elapsed().as_secs_f64())));
-                }
-            });
-            shown
-        });
         Progress {
             total: pending.len(),
             done: 0,
             planned_done_s: 0.0,
             actual_done_s: 0.0,
             planned_left_s: pending.iter().map(|p| p.expected_s()).sum(),
-            shown,
+            bar: None,
         }
     }
 
-    /// Shows the point about to be measured.
-    pub fn begin(&self, spec: &PointSpec) {
-        if let Some(shown) = &self.shown {
-            let (head, eta) = (self.head(spec), self.eta_s(self.total - self.done));
-            draw(&format!("{head}{}", clock(eta)));
-            *shown.lock().unwrap_or_else(|e| e.into_inner()) = Some((head, eta, Instant::now()));
+    /// Shows the point about to be measured, its estimate redrawn every second.
+    pub fn begin(&mut self, spec: &PointSpec) {
+        let eta = self.eta_s(self.total - self.done);
+        let left = move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&clock(eta - state.elapsed().as_secs_f64()));
+        };
+        let bar = progress::bar(1, progress::style("{msg}{left}").with_key("left", left));
+        bar.set_message(self.head(spec));
+        if !bar.is_hidden() {
+            bar.enable_steady_tick(Duration::from_secs(1));
         }
+        self.bar = Some(bar);
     }
 
     /// Records that `spec` took `took`; clears the line so results print cleanly.
@@ -63,9 +54,8 @@ impl Progress {
         self.planned_done_s += spec.expected_s();
         self.actual_done_s += took.as_secs_f64();
         self.planned_left_s = (self.planned_left_s - spec.expected_s()).max(0.0);
-        if let Some(shown) = &self.shown {
-            *shown.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            draw("");
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
     }
 
@@ -97,13 +87,6 @@ impl Progress {
         }
         self.planned_left_s * (self.actual_done_s / self.planned_done_s)
     }
-}
-
-/// Replaces the terminal's current line.
-fn draw(text: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "\r\x1b[2K{text}");
-    let _ = err.flush();
 }
 
 /// `4m10s`, `1h02m`, `35s`.

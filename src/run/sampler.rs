@@ -2,7 +2,8 @@
 //! cluster workers, the BEAM's helpers) a few times a second while a point is
 //! measured, on a thread pinned to the generator's CPUs.
 
-use crate::server::procstat::sample_group;
+use crate::host::affinity;
+use crate::host::procstat::sample_group;
 use crate::store::UsageSample;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,7 +22,7 @@ impl Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let handle = std::thread::spawn(move || {
-            let _ = super::cpus::pin_current_thread(&cpus);
+            let _ = affinity::pin(&cpus);
             let started = Instant::now();
             let base = sample_group(pgid).cpu_seconds;
             let take = || {
@@ -71,7 +72,7 @@ mod tests {
         // allowed; what is checked is what the samples say.
         let mut samples = Vec::new();
         for _ in 0..10 {
-            let sampler = Sampler::start(pgid, Duration::from_millis(30), super::super::cpus::available());
+            let sampler = Sampler::start(pgid, Duration::from_millis(30), affinity::available());
             let spin = Instant::now();
             while spin.elapsed() < Duration::from_millis(150) {
                 std::hint::black_box(0u64);

@@ -2,16 +2,17 @@
 //! `serve`, `verify` and `run` all start servers through [`Server::start`],
 //! so what is verified is what is measured. A server runs in its own process
 //! group, which is what gets signalled on stop, on Ctrl-C and on drop: cluster
-//! workers, the BEAM's helpers and JVM children go with it.
+//! workers, the BEAM's helpers and JVM children go with it. `concur test`
+//! (`suite`) runs an implementation's own tests after the same build.
 
 mod build;
 mod group;
-pub mod procstat;
+mod suite;
 
 pub use build::{BuildOutput, build, run_shell};
-pub use group::{install_interrupt_handler, interrupted, pin_self};
+pub use group::install_interrupt_handler;
+pub use suite::test_command;
 
-use crate::cli::ServeArgs;
 use crate::impls::{self, Availability, Implementation};
 use anyhow::{Context, Result, bail};
 use std::io::{Read, Write};
@@ -84,7 +85,7 @@ impl Server {
         cmd.stdin(Stdio::null()).process_group(0);
         if let Some(cpus) = launch.cpus.clone() {
             // SAFETY: sched_setaffinity is async-signal-safe and touches only this child.
-            unsafe { cmd.pre_exec(move || group::pin_self(&cpus)) };
+            unsafe { cmd.pre_exec(move || crate::host::affinity::pin(&cpus)) };
         }
         let child = cmd.spawn().with_context(|| format!("starting {}: {}", imp.name(), m.start.command))?;
         group::register(child.id() as i32);
@@ -121,7 +122,7 @@ impl Server {
 
     /// Stops the process group: SIGTERM, then SIGKILL after `grace`.
     pub fn stop(&mut self, grace: Duration) {
-        group::stop_group(self.pgid(), grace);
+        crate::host::groups::stop(self.pgid(), grace);
         let _ = self.child.wait();
         group::unregister(self.pgid());
     }
@@ -154,29 +155,29 @@ fn probe_root(addr: SocketAddr) -> bool {
     s.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.") && &head[9..12] == b"200"
 }
 
-/// `concur serve`.
-pub fn serve_command(args: &ServeArgs) -> Result<ExitCode> {
-    let root = impls::find_root(&args.root)?;
+/// `concur serve`: implementation `name` on `port` with `CONCUR_CORES=cores`, in the foreground.
+pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> Result<ExitCode> {
+    let root = impls::find_root(root)?;
     let all = impls::discover(&root)?;
-    let imp = all
-        .iter()
-        .find(|i| i.name() == args.name)
-        .with_context(|| format!("no implementation named '{}' (see `concur list`)", args.name))?;
+    let imp = all.iter().find(|i| i.name() == name).with_context(|| format!("no implementation named '{name}' (see `concur list`)"))?;
     if let Availability::Missing(why) = imp.availability() {
         bail!("{} cannot run here: {why}", imp.name());
     }
     install_interrupt_handler();
     build(imp, &BuildOutput::Inherit)?;
-    let launch = Launch { port: args.port, cores: args.cores, env: vec![], cpus: None, log: None };
+    let launch = Launch { port, cores, env: vec![], cpus: None, log: None };
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
-    eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, args.cores);
-    let status = server.child.wait()?;
-    if interrupted() {
-        // The handler is stopping the group and will exit 130 itself.
+    eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, cores);
+    let status = server.child.wait();
+    // A server dying while the handler stops its group is not a failure: the
+    // handler exits 130 itself. Its stopping also reaps the leader, so this
+    // wait may have failed (ECHILD) and must not be reported before it.
+    if crate::host::interrupt::stopping() {
         std::thread::sleep(Duration::from_secs(10));
     }
-    group::stop_group(server.pgid(), Duration::from_secs(3));
+    let status = status?;
+    crate::host::groups::stop(server.pgid(), Duration::from_secs(3));
     group::unregister(server.pgid());
     eprintln!("concur: {} exited ({status})", imp.name());
     Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE })

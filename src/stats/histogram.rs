@@ -89,7 +89,7 @@ impl Latencies {
 
 /// The latency of successful responses: a summary for readers and the full
 /// histogram for merging. Values are the histogram's (3 significant digits).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyStats {
     /// Number of latencies recorded.
     pub count: u64,

@@ -7,6 +7,7 @@
 pub mod micro;
 mod points;
 mod schema;
+pub mod sweep;
 pub mod types;
 
 pub use schema::MIGRATIONS;

@@ -3,6 +3,7 @@
 
 use super::json_err;
 use super::types::*;
+use crate::stats::LatencyStats;
 use rusqlite::{Connection, Row, named_params};
 
 const COLUMNS: &str = "key, implementation, scenario, cores, connections, rate, level, repeat, started_at, warmup_s, duration_s, error,
@@ -74,7 +75,7 @@ fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
         successes: u64_col(r, "successes")?,
         errors_total: u64_col(r, "errors_total")?,
         errors: json(r, "errors")?,
-        latency: Latency {
+        latency: LatencyStats {
             count: u64_col(r, "lat_count")?,
             min_us: u64_col(r, "lat_min_us")?,
             mean_us: r.get("lat_mean_us")?,
@@ -149,7 +150,7 @@ mod tests {
             requests: 103,
             errors_total: 3,
             errors: [("status 500".to_string(), 3)].into(),
-            latency: Latency { count: 100, p99_us: 1234, mean_us: 12.5, histogram: "HISTFAAA".into(), ..Default::default() },
+            latency: LatencyStats { count: 100, p99_us: 1234, mean_us: 12.5, histogram: "HISTFAAA".into(), ..Default::default() },
             steps: vec![StepRecord { name: "get".into(), successes: 100, ..Default::default() }],
             timeline: vec![SecondRecord { requests: 20, errors: 1 }],
             server: ServerUsage { rss_peak_bytes: 1 << 30, samples: vec![UsageSample { t_ms: 250, cpu_seconds: 0.2, rss_bytes: 5, processes: 3 }], ..Default::default() },

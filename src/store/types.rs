@@ -4,6 +4,7 @@
 //! spec/RESULTS-DB.md documents every field as a column.
 
 use crate::impls::Manifest;
+use crate::stats::LatencyStats;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -115,30 +116,13 @@ pub struct ImplRecord {
     pub manifest: Manifest,
 }
 
-/// Latency of successful responses, in microseconds (HDR, 3 significant digits).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Latency {
-    pub count: u64,
-    pub min_us: u64,
-    pub mean_us: f64,
-    pub stdev_us: f64,
-    pub p50_us: u64,
-    pub p75_us: u64,
-    pub p90_us: u64,
-    pub p99_us: u64,
-    pub p999_us: u64,
-    pub max_us: u64,
-    /// HdrHistogram V2 deflate encoding, base64 (`stats::Latencies::decode`); empty when absent.
-    pub histogram: String,
-}
-
 /// One step of a scenario (e.g. `set` then `verify`), reported separately.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
     pub name: String,
     pub successes: u64,
     pub errors: u64,
-    pub latency: Latency,
+    pub latency: LatencyStats,
 }
 
 /// Throughput of one second of the measurement.
@@ -216,7 +200,7 @@ pub struct PointRecord {
     pub errors_total: u64,
     /// Errors by kind: `connect`, `timeout`, `reset`, …, and `status 500` per unexpected status.
     pub errors: BTreeMap<String, u64>,
-    pub latency: Latency,
+    pub latency: LatencyStats,
     pub steps: Vec<StepRecord>,
     pub timeline: Vec<SecondRecord>,
     pub server: ServerUsage,

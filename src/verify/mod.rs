@@ -7,7 +7,6 @@
 pub mod checks;
 pub mod client;
 
-use crate::cli::VerifyArgs;
 use crate::impls::{self, Availability, Implementation};
 use crate::server::{self, BuildOutput, Launch, Server};
 use anyhow::{Context, Result, bail};
@@ -113,52 +112,54 @@ pub fn settings_for(root: &Path, cores: u32, pgid: Option<i32>) -> Settings {
     Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid }
 }
 
-/// `concur verify`.
-pub fn verify_command(args: &VerifyArgs) -> Result<ExitCode> {
-    if args.list_checks {
-        for c in checks::all() {
-            println!("{:<20} {:<8} {}", c.id, c.section, c.about);
-        }
-        return Ok(ExitCode::SUCCESS);
+/// `concur verify --list-checks`.
+pub fn list_checks_command() -> Result<ExitCode> {
+    for c in checks::all() {
+        println!("{:<20} {:<8} {}", c.id, c.section, c.about);
     }
-    let root = impls::find_root(&args.root)?;
-    if let Some(url) = &args.url {
-        return verify_url(&root, url, args);
-    }
-    if let Some(bad) = args.cores.iter().find(|c| **c == 0) {
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `concur verify`: implementations `names` (none: all) at each core count of `cores`;
+/// `only` filters the checks, `json` is where the results go as JSON.
+pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only: Option<&str>, json: Option<&Path>) -> Result<ExitCode> {
+    let root = impls::find_root(root)?;
+    if let Some(bad) = cores.iter().find(|c| **c == 0) {
         bail!("--cores {bad}: core counts start at 1 (e.g. --cores 1,2)");
     }
     server::install_interrupt_handler();
     let all = impls::discover(&root)?;
-    let chosen = impls::select(&all, "http", &args.names)?;
+    let chosen = impls::select(&all, "http", names)?;
     let mut reports = Vec::new();
     for imp in &chosen {
         if let Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
-            let named = !args.names.is_empty();
+            let named = !names.is_empty();
             reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, outcomes: vec![] });
             continue;
         }
-        for &cores in &args.cores {
+        for &cores in cores {
             println!("== {} (CONCUR_CORES={cores})", imp.name());
-            let report = verify_impl(imp, &root, cores, args.only.as_deref(), print_outcome);
+            let report = verify_impl(imp, &root, cores, only, print_outcome);
             if let Some(e) = &report.error {
                 println!("  FAIL  {e}");
             }
             reports.push(report);
         }
     }
-    finish(&reports, args.json.as_deref())
+    finish(&reports, json)
 }
 
-fn verify_url(root: &Path, url: &str, args: &VerifyArgs) -> Result<ExitCode> {
+/// `concur verify --url`: a server already running at `url`, started with `CONCUR_CORES=cores`.
+pub fn verify_url_command(root: Option<&Path>, url: &str, cores: u32, only: Option<&str>, json: Option<&Path>) -> Result<ExitCode> {
+    let root = impls::find_root(root)?;
     let addr = parse_url(url)?;
-    let mut settings = settings_for(root, args.url_cores, None);
-    settings.processes = args.url_cores;
+    let mut settings = settings_for(&root, cores, None);
+    settings.processes = cores;
     println!("== {url}");
-    let outcomes = run_checks(addr, settings, args.only.as_deref(), || Ok(()), print_outcome);
-    let report = Report { name: url.to_string(), cores: args.url_cores, error: None, skipped: false, outcomes };
-    finish(&[report], args.json.as_deref())
+    let outcomes = run_checks(addr, settings, only, || Ok(()), print_outcome);
+    let report = Report { name: url.to_string(), cores, error: None, skipped: false, outcomes };
+    finish(&[report], json)
 }
 
 /// `http://127.0.0.1:8080` or `127.0.0.1:8080` to a socket address.

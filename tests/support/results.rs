@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use concur::impls::{Manifest, manifest};
-use concur::stats::Latencies;
+use concur::stats::{Latencies, LatencyStats};
 use concur::store::*;
 use std::path::Path;
 
@@ -63,7 +63,7 @@ fn run() -> RunInfo {
 
 /// A histogram of `n` latencies spread evenly from `low_us` to `high_us`,
 /// with every tenth one `slow_us` when given (the page delay).
-fn latency(n: u64, low_us: u64, high_us: u64, slow_us: Option<u64>) -> Latency {
+fn latency(n: u64, low_us: u64, high_us: u64, slow_us: Option<u64>) -> LatencyStats {
     let mut h = Latencies::new();
     for i in 0..n {
         let v = match slow_us {
@@ -72,12 +72,11 @@ fn latency(n: u64, low_us: u64, high_us: u64, slow_us: Option<u64>) -> Latency {
         };
         h.record_us(v);
     }
-    let s = h.stats();
-    Latency { count: s.count, min_us: s.min_us, mean_us: s.mean_us, stdev_us: s.stdev_us, p50_us: s.p50_us, p75_us: s.p75_us, p90_us: s.p90_us, p99_us: s.p99_us, p999_us: s.p999_us, max_us: s.max_us, histogram: s.histogram }
+    h.stats()
 }
 
 #[allow(clippy::too_many_arguments)]
-fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, successes: u64, lat: Latency, rss_mib: u64) -> PointRecord {
+fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, successes: u64, lat: LatencyStats, rss_mib: u64) -> PointRecord {
     let shared = cores == 2;
     PointRecord {
         key: format!("{imp}/{scenario}/cores={cores}/{level}/r{repeat}"),

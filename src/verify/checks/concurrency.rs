@@ -5,7 +5,7 @@
 
 use super::routes::check_value;
 use super::{Check, Ctx, Response, Verdict, expect_ok, first_errors, in_parallel};
-use crate::server::procstat::sample_group;
+use crate::host::procstat::sample_group;
 use serde_json::json;
 use std::time::{Duration, Instant};
 

@@ -1,13 +1,17 @@
-//! `concur micro`'s flags, defined once with clap's derive.
+//! `concur micro`'s flags, and the plain values `micro` takes from them.
 
+use super::RootArg;
+use crate::micro::{self, Flags};
+use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// `concur micro`: the flags override the profile's values for every benchmark.
 #[derive(Debug, Args)]
 pub struct MicroArgs {
     #[command(flatten)]
-    pub root: crate::cli::RootArg,
+    pub root: RootArg,
     /// Micro implementations to measure [default: every one under impls/micro/]
     pub names: Vec<String>,
     /// A profile of spec/profiles/micro/: quick (≤ 10 min on 2 cores) or paper (the paper's parameters)
@@ -31,4 +35,11 @@ pub struct MicroArgs {
     /// Print the plan (every invocation, in order) and exit
     #[arg(long)]
     pub dry_run: bool,
+}
+
+impl MicroArgs {
+    pub fn run(self) -> Result<ExitCode> {
+        let flags = Flags { bench: self.bench, cores: self.cores, repeat: self.repeat, mem_budget: self.mem_budget };
+        micro::micro_command(self.root.get(), &self.names, &self.profile, &flags, self.db.as_deref(), self.dry_run)
+    }
 }

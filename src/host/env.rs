@@ -1,17 +1,17 @@
 //! What a run records about where it ran: the commit, the CPU, the kernel,
-//! the memory, and every implementation's toolchain version, so that a
-//! number in the report can be traced to its machine and software.
+//! the memory and the toolchains' versions, so that a number in the report
+//! can be traced to its machine and software; and the RFC 3339 timestamps
+//! every record carries.
 
-use crate::impls::Implementation;
 use crate::store::Environment;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Captures the environment; `implementations` are asked for their versions.
-pub fn capture(root: &Path, implementations: &[&Implementation], cpus: usize) -> Environment {
+/// Captures the environment; `toolchains` maps an implementation to its version line.
+pub fn capture(root: &Path, toolchains: BTreeMap<String, String>, cpus: usize) -> Environment {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
     Environment {
         concur_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -21,14 +21,14 @@ pub fn capture(root: &Path, implementations: &[&Implementation], cpus: usize) ->
         logical_cpus: cpus as u32,
         kernel: kernel(),
         os: field(&os_release.replace('=', ":"), "PRETTY_NAME").unwrap_or("unknown").trim_matches('"').to_string(),
-        memory_bytes: field(&meminfo, "MemTotal").and_then(|v| v.trim_end_matches("kB").trim().parse::<u64>().ok()).unwrap_or(0) * 1024,
-        toolchains: implementations.iter().map(|i| (i.name().to_string(), version(i))).collect(),
+        memory_bytes: super::procstat::meminfo("MemTotal"),
+        toolchains,
     }
 }
 
-/// First line of the manifest's `version` command (some runtimes print it on stderr).
-pub fn version(imp: &Implementation) -> String {
-    let text = output(&imp.dir, &imp.manifest.version);
+/// First line a `version` command prints in `dir` (some runtimes print it on stderr), or `unknown`.
+pub fn version(dir: &Path, command: &str) -> String {
+    let text = output(dir, command);
     let line = first_line(&text);
     if line.is_empty() { "unknown".to_string() } else { line.to_string() }
 }
@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn this_machine_is_described() {
-        let env = capture(Path::new(env!("CARGO_MANIFEST_DIR")), &[], 2);
+        let env = capture(Path::new(env!("CARGO_MANIFEST_DIR")), BTreeMap::new(), 2);
         assert!(env.memory_bytes > 0 && env.kernel.starts_with("Linux"), "{env:?}");
     }
 }

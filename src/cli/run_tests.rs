@@ -1,17 +1,18 @@
-//! Planning from flags and profiles: the matrix, its order, the CPU split,
-//! the precedence of flags over profile over scenario, and a message naming
-//! the flag and the fix for every bad value.
+//! Planning from flags and profiles (`run::plan::resolve` given the flags'
+//! `Overrides`): the matrix, its order, the CPU split, the precedence of
+//! flags over profile over scenario, and a message naming the flag and the
+//! fix for every bad value.
 
-use super::*;
 use crate::cli::{Cli, Command};
 use crate::impls::{Implementation, manifest};
+use crate::run::plan::{Inputs, Overrides, Plan, ScenarioInfo, resolve, split_cpus};
 use clap::Parser;
 use std::path::{Path, PathBuf};
 
-fn args(flags: &[&str]) -> RunArgs {
+fn args(flags: &[&str]) -> Overrides {
     let argv = ["concur", "run"].iter().chain(flags);
     match Cli::try_parse_from(argv).unwrap().command {
-        Command::Run(a) => a,
+        Command::Run(a) => a.overrides(),
         _ => unreachable!(),
     }
 }
@@ -46,7 +47,7 @@ fn plan(flags: &[&str]) -> anyhow::Result<Plan> {
 }
 
 fn plan_with(flags: &[&str], profile: &str, cpus: &[usize]) -> anyhow::Result<Plan> {
-    let profile = super::super::profile::parse("spec/profiles/test.toml", profile).unwrap();
+    let profile = crate::run::profile::parse("spec/profiles/test.toml", profile).unwrap();
     let imps = [imp("go", "sh"), imp("node", "sh"), imp("java", "no-such-tool-xyz")];
     let scenarios = [scenario("hello", 150, Some(30.0), None), scenario("page", 100, None, Some(10_000)), scenario("password", 128, Some(60.0), None)];
     let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, cpus };

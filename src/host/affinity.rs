@@ -1,7 +1,8 @@
-//! The CPUs a run may use, and pinning the orchestrator's own threads: the
-//! server is pinned by `server::Launch::cpus`, the load workers by
-//! `LoadPlan::cpus`, and the sampler here, so nothing of concur's runs on
-//! the server's CPUs unless they must be shared.
+//! CPU affinity: which CPUs this process may use, and pinning to some of
+//! them. Servers and micro programs are pinned in their child before exec,
+//! load workers and the sampler on their own thread; all go through [`pin`].
+
+use std::io;
 
 /// CPU ids this process may run on (its affinity mask), ascending.
 pub fn available() -> Vec<usize> {
@@ -16,16 +17,21 @@ pub fn available() -> Vec<usize> {
     }
 }
 
-/// Pins the calling thread to `cpus` (threads it starts later inherit it).
-pub fn pin_current_thread(cpus: &[usize]) -> std::io::Result<()> {
-    // SAFETY: as above; pid 0 means the calling thread.
+/// Pins the calling thread to `cpus`; threads it starts later inherit it, and
+/// in a child between fork and exec it pins the program. Allocates nothing,
+/// so it is safe in `pre_exec`.
+pub fn pin(cpus: &[usize]) -> io::Result<()> {
+    // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays within it for cpu < CPU_SETSIZE.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         for &cpu in cpus {
+            if cpu >= libc::CPU_SETSIZE as usize {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            }
             libc::CPU_SET(cpu, &mut set);
         }
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
+            return Err(io::Error::last_os_error());
         }
     }
     Ok(())
@@ -59,5 +65,10 @@ mod tests {
     #[test]
     fn this_process_has_a_cpu() {
         assert!(!available().is_empty());
+    }
+
+    #[test]
+    fn a_cpu_beyond_the_set_is_refused() {
+        assert_eq!(pin(&[libc::CPU_SETSIZE as usize]).unwrap_err().raw_os_error(), Some(libc::EINVAL));
     }
 }

@@ -1,0 +1,85 @@
+//! The command line, defined once with clap's derive: help, completions and
+//! tests all use these types. Flags follow the habits of wrk, oha and
+//! hyperfine.
+//!
+//! This layer is the only one that knows clap. As in ripgrep, the flags are
+//! parsed first with no I/O (`*Args`), then each command turns them into the
+//! plain values its stage takes (a path, a `LoadPlan`, `run::Overrides`):
+//! dependencies point one way, from here to the stages, never back.
+
+mod impls;
+mod load;
+mod micro;
+mod run;
+
+pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
+pub use load::{LoadArgs, MergeArgs, UsersArgs};
+pub use micro::MicroArgs;
+pub use run::{ReportArgs, RunArgs};
+
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(name = "concur", version, about = "The same server in every runtime, under one honest load")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every implementation with its language, concurrency model and toolchain status
+    List(ListArgs),
+    /// Build and run one implementation in the foreground (Ctrl-C stops it and its children)
+    Serve(ServeArgs),
+    /// Check implementations against spec/SPEC.md with real requests
+    Verify(VerifyArgs),
+    /// Run each implementation's own test suite (its manifest's [test] command)
+    Test(TestArgs),
+    /// Send HTTP load to a server (wrk/ab habits; closed or open loop; scenarios)
+    Load(LoadArgs),
+    /// Merge the --json results of load processes that ran at the same time
+    Merge(MergeArgs),
+    /// Write the scenarios' users.csv (deterministic: the same users on every machine)
+    Users(UsersArgs),
+    /// Benchmark: implementations × scenarios × cores × load × repeats, into the results database
+    Run(RunArgs),
+    /// Write results/report/index.html and summary.md from the results database
+    Report(ReportArgs),
+    /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
+    Micro(MicroArgs),
+}
+
+/// Where the repository is: the folder holding `impls/` and `spec/`.
+#[derive(Debug, Args, Clone)]
+pub struct RootArg {
+    /// Repository root (holding impls/ and spec/); default: found upward from the current folder
+    #[arg(long, env = "CONCUR_ROOT", global = true)]
+    pub root: Option<PathBuf>,
+}
+
+impl RootArg {
+    pub fn get(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+}
+
+impl Command {
+    /// Runs the command; `main` only prints the error this returns.
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        match self {
+            Command::List(args) => args.run(),
+            Command::Serve(args) => args.run(),
+            Command::Verify(args) => args.run(),
+            Command::Test(args) => args.run(),
+            Command::Load(args) => args.run(),
+            Command::Merge(args) => args.run(),
+            Command::Users(args) => args.run(),
+            Command::Run(args) => args.run(),
+            Command::Report(args) => args.run(),
+            Command::Micro(args) => args.run(),
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The flags of `concur run` and `concur report`, and the plain values the
+//! two stages take from them (`run::Overrides`, paths).
+
+use super::RootArg;
+use crate::run::{self, Overrides, parse_seconds};
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `concur run`: the flags override the profile's values for every scenario.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub root: RootArg,
+    /// A profile of spec/profiles/: quick, standard, thesis, blog, wrk-hello
+    #[arg(long, short = 'p', default_value = "quick")]
+    pub profile: String,
+    /// Implementations to measure, comma separated [default: the profile's, else every HTTP implementation]
+    #[arg(long = "impl", value_delimiter = ',', value_name = "NAMES")]
+    pub implementations: Vec<String>,
+    /// Scenarios to run, comma separated (hello, json, page, password, userinfo, longpoll)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub scenario: Vec<String>,
+    /// Server core counts (CONCUR_CORES, pinned to CPUs 0..k-1), comma separated, e.g. 1,2,4
+    #[arg(long, value_delimiter = ',')]
+    pub cores: Vec<u32>,
+    /// Connections (closed loop), comma separated load levels, e.g. 50,500
+    #[arg(short = 'c', long, value_delimiter = ',')]
+    pub connections: Vec<u32>,
+    /// Open loop instead: requests per second, comma separated load levels
+    #[arg(short = 'R', long, value_delimiter = ',', conflicts_with = "connections")]
+    pub rate: Vec<u32>,
+    /// Measurement length of each point, e.g. 30s or 10m
+    #[arg(short = 'd', long, value_parser = parse_seconds, conflicts_with = "requests")]
+    pub duration: Option<f64>,
+    /// Measure a fixed number of requests per point instead of a duration (ab's -n)
+    #[arg(short = 'n', long)]
+    pub requests: Option<u64>,
+    /// Warm-up before each measurement (not recorded), e.g. 2s; 0 for none
+    #[arg(long, value_parser = parse_seconds)]
+    pub warmup: Option<f64>,
+    /// Repeats of every point (the report gives medians and spread over them)
+    #[arg(long)]
+    pub repeat: Option<u32>,
+    /// Longest wait for one response before it counts as a timeout, e.g. 30s
+    #[arg(long, value_parser = parse_seconds)]
+    pub timeout: Option<f64>,
+    /// Results database [default: results/concur.db in the repository]
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Continue the latest unfinished run with the same plan, skipping its finished points
+    #[arg(long)]
+    pub resume: bool,
+    /// Measure without `concur verify` first (the report marks such implementations unverified)
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Print the plan (every point, in order) and exit
+    #[arg(long)]
+    pub dry_run: bool,
+    /// List the profiles of spec/profiles/ and exit
+    #[arg(long)]
+    pub list_profiles: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub root: RootArg,
+    /// Results database [default: results/concur.db in the repository]
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Run to report on (see --list) [default: the latest run with points]
+    #[arg(long)]
+    pub run: Option<i64>,
+    /// Folder to write index.html and summary.md to [default: results/report in the repository]
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// List the runs in the database and exit
+    #[arg(long)]
+    pub list: bool,
+}
+
+impl RunArgs {
+    /// What the flags set over the profile.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            implementations: self.implementations.clone(),
+            scenarios: self.scenario.clone(),
+            cores: self.cores.clone(),
+            connections: self.connections.clone(),
+            rate: self.rate.clone(),
+            duration_s: self.duration,
+            requests: self.requests,
+            warmup_s: self.warmup,
+            repeat: self.repeat,
+            timeout_s: self.timeout,
+            verify: !self.no_verify,
+        }
+    }
+
+    pub fn run(self) -> Result<ExitCode> {
+        if self.list_profiles {
+            return run::list_profiles_command(self.root.get());
+        }
+        run::run_command(self.root.get(), &self.profile, &self.overrides(), self.db.as_deref(), self.resume, self.dry_run)
+    }
+}
+
+impl ReportArgs {
+    pub fn run(self) -> Result<ExitCode> {
+        crate::report::report_command(self.root.get(), self.db.as_deref(), self.run, self.out.as_deref(), self.list)
+    }
+}
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

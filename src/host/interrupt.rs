@@ -1,0 +1,35 @@
+//! The process' one handler of Ctrl-C (SIGINT, SIGTERM and SIGHUP). The
+//! `ctrlc` crate takes a single handler per process, so a command does not
+//! install its own: it says what a signal means to it ([`on_signal`]), and
+//! this module counts the signals, so that any stage can ask [`stopping`]
+//! and a command can treat a second signal as "stop at once".
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, Once};
+
+type Action = Arc<dyn Fn(u32) + Send + Sync>;
+
+static SIGNALS: AtomicU32 = AtomicU32::new(0);
+static ACTION: Mutex<Option<Action>> = Mutex::new(None);
+
+/// Makes `action` what a signal does from now on; it is given the number of
+/// signals received so far, this one included (1 for the first).
+pub fn on_signal(action: impl Fn(u32) + Send + Sync + 'static) {
+    *ACTION.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(action));
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            let count = SIGNALS.fetch_add(1, Ordering::SeqCst) + 1;
+            // Cloned out of the lock: an action may run for seconds, or exit.
+            let action = ACTION.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            if let Some(action) = action {
+                action(count);
+            }
+        });
+    });
+}
+
+/// Whether a signal has been received: work in progress should wind down.
+pub fn stopping() -> bool {
+    SIGNALS.load(Ordering::SeqCst) > 0
+}

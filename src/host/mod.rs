@@ -1,0 +1,19 @@
+//! What concur needs from the machine and the checkout it runs in, asked
+//! in one place so that every stage asks the same way: CPU affinity
+//! (`affinity`), process groups and their accounting in `/proc` (`groups`,
+//! `procstat`), the environment a run records and its timestamps (`env`),
+//! the one Ctrl-C handler (`interrupt`), progress lines on a terminal
+//! (`progress`), named profile files (`profile`), durations as
+//! people type them (`duration`), and the small
+//! deterministic hashes and sequences results depend on (`digest`). `run`,
+//! `micro`, `load`, `server` and `verify` call it; it calls none of them.
+
+pub mod affinity;
+pub mod digest;
+pub mod duration;
+pub mod env;
+pub mod groups;
+pub mod interrupt;
+pub mod procstat;
+pub mod profile;
+pub mod progress;

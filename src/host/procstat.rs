@@ -1,0 +1,93 @@
+//! Reading `/proc`: a process group's CPU time and resident memory summed
+//! over every process in it (cluster workers, the BEAM's helpers, JVM
+//! children), the groups this process' children lead, and `/proc/meminfo`.
+
+use serde::Serialize;
+
+/// One sample of a process group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct GroupSample {
+    /// User + system CPU seconds consumed so far by the live processes.
+    pub cpu_seconds: f64,
+    /// Resident set size summed over the processes, in bytes.
+    pub rss_bytes: u64,
+    pub processes: u32,
+}
+
+/// Sums `/proc/<pid>/stat` over the processes whose group is `pgid`.
+pub fn sample_group(pgid: i32) -> GroupSample {
+    // SAFETY: sysconf has no preconditions.
+    let (ticks, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK) as f64, libc::sysconf(libc::_SC_PAGESIZE) as u64) };
+    let mut sample = GroupSample::default();
+    for fields in pids().filter_map(stat).filter(|f| f.pgrp == pgid) {
+        sample.cpu_seconds += (fields.utime + fields.stime) as f64 / ticks;
+        sample.rss_bytes += fields.rss_pages * page;
+        sample.processes += 1;
+    }
+    sample
+}
+
+/// The process groups led by a child of this process: the servers it started.
+pub fn child_group_leaders() -> Vec<i32> {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    pids().filter(|&pid| stat(pid).is_some_and(|f| f.ppid == me && f.pgrp == pid)).collect()
+}
+
+/// A `/proc/meminfo` value (`MemTotal`, `MemAvailable`), in bytes; 0 when unknown.
+pub fn meminfo(key: &str) -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':')?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+        .unwrap_or(0)
+        * 1024
+}
+
+fn pids() -> impl Iterator<Item = i32> {
+    std::fs::read_dir("/proc").into_iter().flatten().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+}
+
+struct StatFields {
+    ppid: i32,
+    pgrp: i32,
+    utime: u64,
+    stime: u64,
+    rss_pages: u64,
+}
+
+fn stat(pid: i32) -> Option<StatFields> {
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Parses the fields after `comm`, which may itself hold spaces and parentheses.
+fn parse_stat(stat: &str) -> Option<StatFields> {
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After comm: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21).
+    let field = |i: usize| f.get(i)?.parse().ok();
+    Some(StatFields { ppid: field(1)? as i32, pgrp: field(2)? as i32, utime: field(11)?, stime: field(12)?, rss_pages: field(21)? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_comm_with_spaces_and_parens() {
+        let line = "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 100 1000000 300 18446744073709551615";
+        let f = parse_stat(line).unwrap();
+        assert_eq!((f.ppid, f.pgrp, f.utime, f.stime, f.rss_pages), (1, 42, 250, 50, 300));
+    }
+
+    #[test]
+    fn samples_our_own_group() {
+        // SAFETY: getpgrp has no preconditions.
+        let s = sample_group(unsafe { libc::getpgrp() });
+        assert!(s.processes >= 1 && s.rss_bytes > 0, "{s:?}");
+    }
+
+    #[test]
+    fn this_machine_has_memory() {
+        assert!(meminfo("MemTotal") > 0);
+    }
+}
