@@ -9,7 +9,7 @@ want=(
   # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF
   erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev
   # Ruby implementations: Ruby, Puma, Rails, Sinatra, Rack and bcrypt, all from Debian (RubyGems is not used)
-  ruby puma ruby-sinatra ruby-rack ruby-rails ruby-bcrypt
+  ruby ruby-bundler puma ruby-sinatra ruby-rack ruby-rails ruby-bcrypt ruby-rack-test rake
   # Python implementations: each builds its own virtual environment from PyPI
   python3-venv
   # Benchmarks against reference tools

@@ -1,0 +1,45 @@
+# frozen_string_literal: true
+
+require "minitest/autorun"
+require "rack"
+require "rack/mock"
+require_relative "../lib/concur"
+
+# The app on its own, through Rack::MockRequest: what needs a clock or a
+# counter is easier to pin here than through Puma's load balancing.
+class AppTest < Minitest::Test
+  def setup
+    config = Concur::Config.new(bcrypt_cost: 4, page_file: Concur::DEFAULT_PAGE,
+                                page_delay_every: 3, page_delay: 0.3, longpoll: 0.2)
+    @app = Rack::MockRequest.new(Concur::App.new(config, Concur::Store.new))
+  end
+
+  def test_every_third_page_is_delayed
+    times = 6.times.map { elapsed { assert_equal 200, @app.get("/page").status } }
+    slow = times.each_index.select { |i| times[i] >= 0.3 }
+    assert_equal [2, 5], slow
+  end
+
+  def test_long_poll_waits
+    assert_operator elapsed { assert_equal "OK", @app.get("/longPoll").body }, :>=, 0.2
+  end
+
+  def test_value_is_stored_not_bytes
+    @app.post("/user/set/v", input: '{"b": 1.0, "a": "\u0041"}')
+    assert_equal({ "b" => 1.0, "a" => "A" }, JSON.parse(@app.get("/user/get/v").body))
+  end
+
+  def test_config_refuses_bad_values
+    error = assert_raises(ArgumentError) { Concur::Config.from_env("CONCUR_BCRYPT_COST" => "3") }
+    assert_match(/CONCUR_BCRYPT_COST/, error.message)
+    assert_equal 31, Concur::Config.from_env("CONCUR_BCRYPT_COST" => "31").bcrypt_cost
+  end
+
+  private
+
+  def elapsed
+    start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    yield
+    Process.clock_gettime(Process::CLOCK_MONOTONIC) - start
+  end
+end

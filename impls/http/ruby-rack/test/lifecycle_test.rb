@@ -1,0 +1,44 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+
+# A cluster of its own, to kill a worker and to stop it.
+class LifecycleTest < Minitest::Test
+  def test_dead_worker_is_replaced_and_the_store_survives_then_sigterm_stops_everything
+    puma = PumaProcess.new(workers: 2)
+    assert_equal "OK", puma.post("/user/set/ruby_life", '{"alive":1}').body
+    before = wait_for { puma.workers if puma.workers.size == 2 }
+
+    Process.kill("KILL", before.first)
+    after = wait_for { puma.workers if puma.workers.size == 2 && !puma.workers.include?(before.first) }
+    refute_includes after, before.first
+    4.times { assert_equal '{"alive":1}', puma.get("/user/get/ruby_life").body }
+
+    puma.stop
+    assert wait_for { !puma.group_alive? }, "processes left in the group after SIGTERM"
+  ensure
+    Process.kill("KILL", -puma.pid) if puma&.group_alive?
+  end
+
+  def test_single_mode_at_one_core
+    puma = PumaProcess.new(workers: 1)
+    assert_empty puma.workers
+    assert_equal "OK", puma.post("/user/set/ruby_single", "{}").body
+    assert_equal "{}", puma.get("/user/get/ruby_single").body
+    puma.stop
+    refute puma.group_alive?
+  end
+
+  private
+
+  def wait_for(seconds = 30)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+    loop do
+      result = yield
+      return result if result
+      return nil if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+
+      sleep 0.1
+    end
+  end
+end
