@@ -1,0 +1,55 @@
+# frozen_string_literal: true
+
+# Puma for the Concur workload: the seed's `puma -w 5 --preload` with
+# WEB_CONCURRENCY={cores} workers (the manifest sets it; CONCUR_CORES when it
+# is unset). One core is Puma's single mode, as Puma itself advises ("cluster
+# mode with a single worker is often a misconfiguration").
+
+require "time"
+require_relative "../lib/concur/config"
+require_relative "../lib/concur/puma_pipelining"
+require_relative "../lib/concur/store"
+
+begin
+  concur = Concur::Config.from_env
+rescue Concur::Config::Error => e
+  abort "concur-sinatra: #{e.message}"
+end
+
+# SPEC §1: 127.0.0.1 only, and a listen backlog of 4096 (Puma's default is 1024).
+bind "tcp://127.0.0.1:#{concur.port}?backlog=4096"
+
+# One OS thread per request being served. 256 per worker holds the verifier's
+# 200 concurrent long polls even when they all land on one worker, with room
+# for other requests. The pool starts full (minimum = maximum, as Rails'
+# generated config has it): Puma 5.6 starts on-demand threads too slowly for a
+# burst of 200 polls (ruby-rack measured 134 started at once, 66 only 2 s later).
+max_threads = Integer(ENV.fetch("PUMA_MAX_THREADS", "256"))
+threads max_threads, max_threads
+
+worker_count = Integer(ENV.fetch("WEB_CONCURRENCY", concur.cores.to_s))
+if worker_count > 1
+  # Cluster mode: the application is loaded once in the master, then forked.
+  workers worker_count
+  preload_app!
+
+  # One process owns the stores for all workers (SPEC §5); in single mode the
+  # application's own Store serves.
+  before_fork do
+    Concur::SharedStore.start
+  end
+
+  on_worker_boot do
+    Concur::App.set :store, Concur::SharedStore.connect
+  end
+else
+  workers 0 # Puma itself would read WEB_CONCURRENCY=1 as a one-worker cluster
+end
+
+# What Puma answers when an exception escapes the application (Sinatra's own
+# handlers catch those of the routes): Puma's default has no Content-Type,
+# Date or Server (SPEC §4).
+lowlevel_error_handler do |_error|
+  [500, { "Content-Type" => "text/plain", "Date" => Time.now.httpdate, "Server" => "Puma" },
+   ["internal server error"]]
+end

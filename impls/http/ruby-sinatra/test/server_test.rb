@@ -1,0 +1,179 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "fileutils"
+require "net/http"
+require "socket"
+require "timeout"
+require "tmpdir"
+
+# Starts the real server as the manifest does (bundle exec puma -C
+# config/puma.rb) on a port the OS picks, in its own process group.
+module RealServer
+  START = %w[bundle exec puma -C config/puma.rb -e production].freeze
+
+  def start_server(workers)
+    @log = File.join(Dir.mktmpdir("concur-sinatra-test-"), "puma.log")
+    env = { "PORT" => "0", "CONCUR_BCRYPT_COST" => "4", "PUMA_MAX_THREADS" => "32", "WEB_CONCURRENCY" => workers.to_s }
+    @pid = Process.spawn(env, *START, chdir: ROOT, pgroup: true, %i[out err] => [@log, "w"])
+    port = nil
+    wait_until("Puma listening") { port = File.read(@log)[%r{Listening on http://127\.0\.0\.1:(\d+)}, 1] }
+    @port = Integer(port)
+    wait_until("the workers booted") { booted_workers == workers } if workers > 1
+  end
+
+  # SIGTERM, as the orchestrator stops it (the store owner then removes its
+  # socket directory), SIGKILL if anything is left after 10 s.
+  def stop_server
+    Process.kill("-TERM", @pid) if group_alive?
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+    sleep 0.05 while group_alive? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline && !reaped?
+    Process.kill("-KILL", @pid) if group_alive?
+    reaped? || Process.wait(@pid)
+    FileUtils.rm_rf(File.dirname(@log))
+  end
+
+  def reaped?
+    @reaped ||= !Process.wait(@pid, Process::WNOHANG).nil?
+  rescue Errno::ECHILD
+    @reaped = true
+  end
+
+  def booted_workers
+    File.read(@log).scan(/Worker \d+ \(PID: \d+\) booted/).size
+  end
+
+  def wait_until(what, seconds = 30)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+    until yield
+      flunk "timed out waiting for #{what}; log:\n#{File.read(@log)}" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.05
+    end
+  end
+
+  def get(path)
+    Net::HTTP.start("127.0.0.1", @port) { |http| http.get(path) }
+  end
+
+  def post(path, body)
+    Net::HTTP.start("127.0.0.1", @port) { |http| http.post(path, body) }
+  end
+
+  # Writes bytes in one segment and reads until the server closes.
+  def raw(bytes)
+    Timeout.timeout(10) do
+      TCPSocket.open("127.0.0.1", @port) do |socket|
+        socket.write(bytes)
+        socket.read
+      end
+    end
+  end
+
+  # [pid, command line] of the Puma master's children.
+  def children
+    Dir.glob("/proc/[0-9]*/stat").filter_map do |stat|
+      ppid = Integer(File.read(stat).split(") ").last.split[1])
+      pid = Integer(stat[%r{/proc/(\d+)/}, 1])
+      [pid, File.read("/proc/#{pid}/cmdline").tr("\0", " ")] if ppid == @pid
+    rescue Errno::ENOENT, Errno::ESRCH
+      nil
+    end
+  end
+
+  def alive?(pid)
+    !File.read("/proc/#{pid}/stat").split(") ").last.start_with?("Z")
+  rescue Errno::ENOENT, Errno::ESRCH
+    false
+  end
+
+  def group_alive?
+    Process.kill(0, -@pid)
+    true
+  rescue Errno::ESRCH
+    false
+  end
+end
+
+# CONCUR_CORES=2: Puma's cluster mode (two workers, --preload). The store is
+# shared by every worker, a dead worker is replaced, nothing is left after
+# SIGTERM.
+class ClusterServerTest < Minitest::Test
+  include RealServer
+
+  def setup
+    start_server(2)
+  end
+
+  def teardown
+    stop_server
+  end
+
+  def test_a_write_is_seen_through_every_worker
+    assert_match(/cluster mode/, File.read(@log))
+    assert_equal "200", post("/user/set/shared", '{"n":1}').code
+    assert_equal [{ "n" => 1 }], Array.new(20) { JSON.parse(get("/user/get/shared").body) }.uniq
+    assert_equal "200", post("/password/set/shared", '{"password":"pw"}').code
+    assert_equal ["200"], Array.new(6) { post("/password/verify/shared", '{"password":"pw"}').code }.uniq
+  end
+
+  # Puma 5.6.5 lost the request after a body read in the same segment
+  # (lib/concur/puma_pipelining.rb).
+  def test_pipelined_requests_after_a_body_are_answered_in_order
+    body = '{"piped":1}'
+    answers = raw("POST /user/set/piped HTTP/1.1\r\nHost: x\r\nContent-Length: #{body.bytesize}\r\n\r\n#{body}" \
+                  "GET /user/get/piped HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert_match(%r{\AHTTP/1.1 200 .*?\r\n\r\nOK}m, answers)
+    assert_match(%r{HTTP/1.1 200 .*?\r\n\r\n\{"piped":1\}\z}m, answers)
+  end
+
+  def test_a_malformed_request_is_400_and_the_server_keeps_serving
+    assert_match(%r{\AHTTP/1.1 400}, raw("GET / EXTRA JUNK HTTP/1.1\r\nHost: x\r\n\r\n"))
+    assert_match(%r{\AHTTP/1.1 400},
+                 raw("POST /user/set/c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n"))
+    assert_equal "Hello, World!", get("/").body
+  end
+
+  def test_a_killed_worker_is_replaced_and_the_store_survives
+    post("/user/set/survivor", '{"alive":true}')
+    worker = children.find { |_, cmd| cmd.include?("cluster worker") }.first
+    Process.kill("KILL", worker)
+    wait_until("a new worker") { booted_workers == 3 }
+    assert_equal ['{"alive":true}'], Array.new(10) { get("/user/get/survivor").body }.uniq
+  end
+
+  def test_sigterm_stops_master_workers_and_store_owner
+    processes = children.map(&:first) + [@pid]
+    assert_equal 4, processes.size, "master, two workers and the store owner: #{children.inspect}"
+    socket_dir = Dir.glob(File.join(Dir.tmpdir, "concur-sinatra-store-*")).max_by { |d| File.mtime(d) }
+    Process.kill("-TERM", @pid)
+    Timeout.timeout(10) { sleep 0.05 until reaped? }
+    wait_until("every process gone", 10) { processes.none? { |pid| alive?(pid) } }
+    refute File.exist?(socket_dir), "the store's socket directory is removed" if socket_dir
+  end
+end
+
+# CONCUR_CORES=1: Puma's single mode, one process holding the stores.
+class SingleModeServerTest < Minitest::Test
+  include RealServer
+
+  def setup
+    start_server(1)
+  end
+
+  def teardown
+    stop_server
+  end
+
+  def test_one_process_serves_and_keeps_the_store
+    assert_match(/single mode/, File.read(@log))
+    assert_empty children
+    assert_equal "200", post("/user/set/solo", '{"n":2}').code
+    assert_equal '{"n":2}', get("/user/get/solo").body
+  end
+
+  def test_sigterm_stops_it
+    Process.kill("-TERM", @pid)
+    Timeout.timeout(10) { sleep 0.05 until reaped? }
+    wait_until("the group gone", 10) { !group_alive? }
+  end
+end
