@@ -1,0 +1,38 @@
+require_relative "boot"
+
+require "rails"
+# Only the frameworks this API uses: no database, mailer, jobs, views or cables.
+require "action_controller/railtie"
+
+Bundler.require(*Rails.groups)
+
+require_relative "../lib/concur_env"
+require_relative "../lib/plain_exceptions"
+require_relative "../lib/raw_request_bodies"
+require_relative "../lib/standard_headers"
+
+module ConcurRails
+  class Application < Rails::Application
+    config.load_defaults 6.1
+
+    # Only loads a smaller set of middleware suitable for API only apps.
+    config.api_only = true
+
+    # Rails' error pages never reach a client: an exception that escapes a
+    # controller is answered in one line of text/plain, like every refusal (SPEC §3).
+    config.exceptions_app = PlainExceptions.new
+
+    # Controllers parse the JSON bodies themselves; Rails parses none into params.
+    config.middleware.use RawRequestBodies
+
+    # Puma sets neither Date nor Server, and SPEC §4 wants both on every response.
+    config.middleware.insert_before 0, StandardHeaders
+
+    # The workload's settings (SPEC §1), read once at boot.
+    config.x.bcrypt_cost = ConcurEnv.integer("CONCUR_BCRYPT_COST", 10, 4..31)
+    config.x.page_file = ENV.fetch("CONCUR_PAGE_FILE") { File.expand_path("../../../../spec/static/hello.html", __dir__) }
+    config.x.page_delay_every = ConcurEnv.integer("CONCUR_PAGE_DELAY_EVERY", 10, 1..)
+    config.x.page_delay = ConcurEnv.integer("CONCUR_PAGE_DELAY_MS", 2000, 0..) / 1000.0
+    config.x.longpoll_wait = ConcurEnv.integer("CONCUR_LONGPOLL_MS", 5000, 0..) / 1000.0
+  end
+end

@@ -1,0 +1,11 @@
+Rails.application.configure do
+  config.cache_classes = true
+  config.eager_load = false
+
+  # Show full error reports. The exceptions app still answers, as in production.
+  config.consider_all_requests_local = false
+  config.action_dispatch.show_exceptions = true
+
+  config.logger = ActiveSupport::Logger.new(nil)
+  config.active_support.deprecation = :stderr
+end

@@ -1,0 +1,149 @@
+require "test_helper"
+require "socket"
+
+# The real thing: Puma in cluster mode (2 workers, the app preloaded in the
+# master) on a port the OS picks, spoken to over raw sockets: what Rails' test
+# client cannot show (framing, pipelining, malformed requests, the store shared
+# by the workers over DRb, workers replaced, SIGTERM).
+class ClusterTest < ActiveSupport::TestCase
+  ROOT = File.expand_path("../..", __dir__)
+
+  def setup
+    @log = Tempfile.new("puma")
+    env = { "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "2", "RAILS_MAX_THREADS" => "32",
+            "CONCUR_BCRYPT_COST" => "4", "CONCUR_LONGPOLL_MS" => "200" }
+    @pid = Process.spawn(env, "bundle", "exec", "puma", "-C", "config/puma.rb",
+                         chdir: ROOT, out: @log.path, err: @log.path, pgroup: true)
+    @port = wait_for(/Listening on http:\/\/127\.0\.0\.1:(\d+)/)[1].to_i
+    wait_for(/Worker 1 \(PID: \d+\) booted/)
+  end
+
+  def teardown
+    Process.kill("-KILL", @pid) rescue Errno::ESRCH
+    Process.wait(@pid) rescue Errno::ECHILD
+    @log.close!
+  end
+
+  def wait_for(pattern, seconds = 60)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+    loop do
+      match = File.read(@log.path).match(pattern)
+      return match if match
+      flunk "no #{pattern.inspect} in Puma's output:\n#{File.read(@log.path)}" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.1
+    end
+  end
+
+  def request(method, path, body = nil, headers = {})
+    head = "#{method} #{path} HTTP/1.1\r\nHost: test\r\n"
+    head += "Content-Length: #{body.bytesize}\r\n" if body
+    headers.each { |name, value| head += "#{name}: #{value}\r\n" }
+    "#{head}\r\n#{body}".b
+  end
+
+  # Reads one response: [status, headers (lower-case names), body].
+  def read_response(socket)
+    status = socket.gets("\r\n").split(" ", 3)[1].to_i
+    headers = {}
+    while (line = socket.gets("\r\n")) != "\r\n"
+      name, value = line.chomp.split(":", 2)
+      headers[name.downcase] = value.strip
+    end
+    body = +""
+    if headers["transfer-encoding"] == "chunked"
+      while (size = socket.gets("\r\n").to_i(16)).positive?
+        body << socket.read(size)
+        socket.read(2)
+      end
+      socket.read(2)
+    else
+      body = socket.read(headers.fetch("content-length", "0").to_i)
+    end
+    [status, headers, body]
+  end
+
+  def call(method, path, body = nil, headers = {})
+    TCPSocket.open("127.0.0.1", @port) do |socket|
+      socket.write(request(method, path, body, headers.merge("Connection" => "close")))
+      read_response(socket)
+    end
+  end
+
+  def worker_pids
+    File.read(@log.path).scan(/Worker \d+ \(PID: (\d+)\) booted/).flatten.map(&:to_i)
+  end
+
+  test "every response has Date, Server, Content-Type and framing" do
+    [[:GET, "/"], [:GET, "/json"], [:GET, "/page"], [:GET, "/nope"], [:POST, "/json"], [:GET, "/user/get/%41"]].each do |method, path|
+      _, headers, = call(method, path)
+      %w[date server content-type].each { |name| assert headers[name], "#{name} on #{method} #{path}" }
+      assert headers["content-length"] || headers["transfer-encoding"] == "chunked"
+    end
+  end
+
+  test "a write is seen through every worker, and survives a dead worker" do
+    assert_equal 200, call(:POST, "/user/set/shared", '{"seen":[1,null]}')[0]
+    assert_equal 200, call(:POST, "/password/set/shared", '{"password":"pw"}')[0]
+    20.times do
+      status, _, body = call(:GET, "/user/get/shared")
+      assert_equal [200, { "seen" => [1, nil] }], [status, JSON.parse(body)]
+      assert_equal 200, call(:POST, "/password/verify/shared", '{"password":"pw"}')[0]
+    end
+
+    Process.kill("KILL", worker_pids.first)
+    wait_for(/Worker 0 \(PID: \d+\) booted.*Worker 0 \(PID: \d+\) booted/m)
+    20.times { assert_equal 200, call(:GET, "/user/get/shared")[0] }
+  end
+
+  test "pipelined requests, bodies included, are answered in order" do
+    TCPSocket.open("127.0.0.1", @port) do |socket|
+      socket.write([request("GET", "/"), request("POST", "/user/set/pipe", '{"n":1}'),
+                    request("POST", "/user/set/pipe", '{"n":2}'), request("GET", "/user/get/pipe"),
+                    request("GET", "/nope")].join)
+      statuses = Array.new(5) { read_response(socket) }
+      assert_equal [200, 200, 200, 200, 404], statuses.map(&:first)
+      assert_equal({ "n" => 2 }, JSON.parse(statuses[3][2]))
+    end
+  end
+
+  test "chunked bodies: accepted, and 413 past 1 MiB" do
+    chunked = { "Transfer-Encoding" => "chunked" }
+    body = '{"chunked":true}'
+    assert_equal 200, call(:POST, "/user/set/chunky", "#{body.bytesize.to_s(16)}\r\n#{body}\r\n0\r\n\r\n", chunked).first
+    big = "x" * (1 << 20)
+    status, headers, = call(:POST, "/user/set/chunky", "#{big.bytesize.to_s(16)}\r\n#{big}\r\n2\r\n{}\r\n0\r\n\r\n", chunked)
+    assert_equal [413, "text/plain"], [status, headers["content-type"].split(";").first]
+  end
+
+  test "malformed requests are 400 and the server keeps serving" do
+    ["GARBAGE\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n",
+     "POST /user/set/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n"].each do |bytes|
+      TCPSocket.open("127.0.0.1", @port) do |socket|
+        socket.write(bytes)
+        assert_equal "400", socket.gets("\r\n").split(" ")[1]
+      end
+      assert_equal 200, call(:GET, "/").first
+    end
+  end
+
+  test "HTTP/1.0 is answered without chunks and closed" do
+    TCPSocket.open("127.0.0.1", @port) do |socket|
+      socket.write("GET /json HTTP/1.0\r\n\r\n")
+      response = socket.read
+      assert_match(%r{\AHTTP/1\.\d 200}, response)
+      refute_match(/transfer-encoding: chunked/i, response)
+      assert response.end_with?('{"message":"Hello, World!"}')
+    end
+  end
+
+  test "SIGTERM stops the master, the workers and the store" do
+    pids = [@pid, *worker_pids]
+    socket = wait_for(/Store: drbunix:(\S+)/)[1]
+    assert File.socket?(socket)
+    Process.kill("TERM", @pid)
+    Timeout.timeout(30) { Process.wait(@pid) }
+    sleep 0.5
+    pids.each { |pid| assert_raises(Errno::ESRCH, "process #{pid} is gone") { Process.kill(0, pid) } }
+    refute File.exist?(File.dirname(socket)), "the store's socket directory is removed"
+  end
+end
