@@ -1,0 +1,46 @@
+package concur.http
+
+import com.typesafe.config.{Config, ConfigFactory}
+import org.apache.pekko.actor.typed.scaladsl.Behaviors
+import org.apache.pekko.actor.typed.{ActorSystem, Behavior}
+import org.apache.pekko.http.scaladsl.Http
+import spray.json.JsObject
+
+import scala.concurrent.duration._
+import scala.concurrent.{Future, Promise}
+
+/** The actor system and its HTTP server, as Pekko HTTP's quickstart builds them: the guardian spawns the two
+  * [[Registry]] actors, builds the routes and binds them on 127.0.0.1.
+  */
+object Server {
+
+  /** Starts the system; the future completes once the port is bound (or binding failed). */
+  def start(settings: Settings): (ActorSystem[Nothing], Future[Http.ServerBinding]) = {
+    // SLF4J initialised here, before Pekko's threads race to it, prints no "replaying" warning.
+    org.slf4j.LoggerFactory.getILoggerFactory
+    val bound = Promise[Http.ServerBinding]()
+    val system = ActorSystem[Nothing](guardian(settings, bound), "concur", config(settings.cores))
+    (system, bound.future)
+  }
+
+  /** application.conf with `concur.cores` set, which sizes every thread pool in it. */
+  def config(cores: Int): Config =
+    ConfigFactory.load(ConfigFactory.parseString(s"concur.cores = $cores").withFallback(ConfigFactory.parseResources("application.conf")))
+
+  private def guardian(settings: Settings, bound: Promise[Http.ServerBinding]): Behavior[Nothing] =
+    Behaviors.setup[Nothing] { context =>
+      implicit val system: ActorSystem[Nothing] = context.system
+      val passwords = new Passwords(context.spawn(Registry[String](), "passwords"), settings.bcryptCost)
+      val users = new Users(context.spawn(Registry[JsObject](), "users"))
+      val routes = new Routes(new Hello(settings), passwords, users)
+      // SIGTERM runs the JVM's shutdown hook, Pekko's CoordinatedShutdown: it unbinds, lets requests in flight
+      // finish for up to 2 s, and stops the system.
+      bound.completeWith(
+        Http()
+          .newServerAt("127.0.0.1", settings.port)
+          .bind(routes.route)
+          .map(_.addToCoordinatedShutdown(hardTerminationDeadline = 2.seconds))(context.executionContext)
+      )
+      Behaviors.empty
+    }
+}
