@@ -187,7 +187,9 @@ fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
     assert!(fake.servers() > 0, "the next point's server should be running");
     child.kill().unwrap();
     child.wait().unwrap();
-    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server outlived its orchestrator's SIGKILL");
+    // The guard looks once a second; on a loaded machine (CI beside other
+    // builds) its turn can come late, once more than 5 s after the kill.
+    assert_eq!(fake.wait_no_server(Duration::from_secs(20)), 0, "a server outlived its orchestrator's SIGKILL");
     let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
     assert!(!data.points.is_empty() && data.run.status == RunStatus::Running, "{:?}", data.run.status);
 }
