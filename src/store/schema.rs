@@ -100,9 +100,14 @@ const V3: &str = "ALTER TABLE implementations ADD COLUMN known_failures TEXT NOT
 /// Brings the database at `path` up to the last of `migrations`.
 pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {
     let shown = path.display();
-    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
+    // One write transaction from the first read to the last write: another
+    // process opening the same new file at the same moment (a test polling
+    // a run's database) would otherwise migrate it between these reads, and
+    // this one would see its tables without its application id.
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let app: i32 = tx.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
     if app != APPLICATION_ID && (app != 0 || tables > 0) {
         bail!("{shown} is an SQLite file but not a Concur results database; pass another --db (default results/concur.db)");
     }
@@ -114,9 +119,8 @@ pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Resul
         );
     }
     if version == known {
-        return Ok(());
+        return Ok(tx.commit()?);
     }
-    let tx = conn.transaction()?;
     for (i, sql) in migrations.iter().enumerate().skip(version as usize) {
         tx.execute_batch(sql).with_context(|| format!("{shown}: applying schema migration {}", i + 1))?;
     }
