@@ -3,7 +3,8 @@
 //! in the database as it is taken; Ctrl-C and SIGKILL keep the finished
 //! points and leave no server behind; `--resume` takes only the missing
 //! points; an implementation that cannot be verified is recorded as failed,
-//! not measured.
+//! not measured; one whose only failures its manifest declares is measured,
+//! and its known failures are stored and reported.
 
 #[path = "support/tools.rs"]
 mod tools;
@@ -56,6 +57,13 @@ impl Fake {
         );
         std::fs::write(dir.join("concur.toml"), manifest).unwrap();
         Fake { root, marker }
+    }
+
+    /// Appends `[known_failures]` with these lines to the manifest.
+    fn declare(&self, known: &str) {
+        let path = self.root.path().join("impls/http/fake/concur.toml");
+        let manifest = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{manifest}[known_failures]\n{known}")).unwrap();
     }
 
     fn db(&self) -> PathBuf {
@@ -228,6 +236,34 @@ fn an_implementation_that_fails_verification_is_recorded_not_measured() {
 
     let report = concur::report::render(data).markdown;
     assert!(report.contains("fake was not measured (failed): the server exited during start-up"), "{report}");
+}
+
+#[test]
+fn an_implementation_whose_only_failures_are_known_is_measured_with_them() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let fake = Fake::new(PYTHON);
+    // The fake serves GET / and nothing else: its manifest declares every check, so whatever fails is known.
+    let reason = "the fake serves only GET / (concur's own test)";
+    fake.declare(&concur::verify::checks::ids().iter().map(|id| format!("{id} = \"{reason}\"\n")).collect::<String>());
+    let out = fake.run(&["-d", "700ms"]).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("fake: verified at CONCUR_CORES=1") && t.contains("failed as its concur.toml declares ([known_failures])") && t.contains("measured with known deviations (the report shows them): fake (json, "), "{t}");
+    assert!(t.contains("  known json") && t.contains(&format!("declared: {reason}")), "{t}");
+    let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
+    let imp = &data.implementations[0];
+    assert_eq!(imp.status, ImplStatus::Verified);
+    let json = imp.known_failures.iter().find(|k| k.check == "json").expect("json is a known failure");
+    assert!(json.cores == 1 && json.reason == reason && !json.detail.is_empty(), "{json:?}");
+    assert!(imp.known_failures.iter().all(|k| k.check != "root"), "root passes, so it is no known failure: {:?}", imp.known_failures);
+    let keys: Vec<&str> = data.points.iter().map(|p| p.key.as_str()).collect();
+    assert!(!keys.is_empty() && data.points.iter().all(|p| p.error.is_none() && p.successes > 0), "measured: {keys:?}");
+
+    let report = concur::report::render(data).markdown;
+    assert!(report.contains("fake was measured with known deviations: ") && report.contains(&format!("json: {reason}")), "{report}");
+    assert!(report.contains("| server cores | fake † |"), "{report}");
 }
 
 #[test]

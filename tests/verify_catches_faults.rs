@@ -16,7 +16,7 @@ fn page() -> Vec<u8> {
 fn verify(faults: &[Fault], only: Option<&str>) -> Vec<Outcome> {
     let addr = refserver::start(faults, page(), LONGPOLL_MS, PAGE_DELAY_MS);
     let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None };
-    verify::run_checks(addr, settings, only, || Ok(()), |_| {})
+    verify::run_checks(addr, settings, only, &Default::default(), || Ok(()), |_| {})
 }
 
 fn failed(outcomes: &[Outcome]) -> Vec<&'static str> {

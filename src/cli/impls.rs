@@ -34,13 +34,14 @@ pub struct ServeArgs {
 pub struct VerifyArgs {
     #[command(flatten)]
     pub root: RootArg,
-    /// Implementations to verify (default: every implementation whose toolchain is present)
+    /// Implementations to verify (default: every implementation whose toolchain is present);
+    /// with --url, at most one: the implementation the server runs, whose [known_failures] apply
     pub names: Vec<String>,
     /// CONCUR_CORES values to verify with, comma separated
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub cores: Vec<u32>,
     /// Verify an already running server at this base URL instead of starting one
-    #[arg(long, conflicts_with = "names")]
+    #[arg(long)]
     pub url: Option<String>,
     /// With --url: the CONCUR_* settings the server was started with, as the checks assume
     /// (page delay 600 ms, long poll 2000 ms, delay every 10)
@@ -85,7 +86,12 @@ impl VerifyArgs {
         }
         let (only, json) = (self.only.as_deref(), self.json.as_deref());
         match &self.url {
-            Some(url) => verify::verify_url_command(self.root.get(), url, self.url_cores, only, json),
+            Some(url) => {
+                if self.names.len() > 1 {
+                    anyhow::bail!("--url checks one server: name at most one implementation (the one it runs, e.g. concur verify go-nethttp --url {url})");
+                }
+                verify::verify_url_command(self.root.get(), self.names.first().map(String::as_str), url, self.url_cores, only, json)
+            }
             None => verify::verify_command(self.root.get(), &self.names, &self.cores, only, json),
         }
     }

@@ -3,6 +3,7 @@
 //! field and an example fix.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The concurrency model an implementation uses, as the report groups them.
@@ -57,6 +58,10 @@ pub struct Manifest {
     pub cores: Cores,
     #[serde(default)]
     pub features: Features,
+    /// Check id → why the runtime, not the implementation, cannot meet that
+    /// rule (its limit or bug, with the upstream issue where there is one).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub known_failures: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -100,7 +105,7 @@ pub struct TestCmd {
 pub struct Cores {
     /// Extra environment, `{cores}` substituted.
     #[serde(default)]
-    pub env: std::collections::BTreeMap<String, String>,
+    pub env: BTreeMap<String, String>,
     /// One sentence for the report.
     #[serde(default)]
     pub how: String,
@@ -170,6 +175,25 @@ fn check_values(m: &Manifest, folder_name: &str) -> Result<(), String> {
     check_placeholders("start.command", &m.start.command)?;
     for (key, value) in &m.cores.env {
         check_placeholders(&format!("cores.env.{key}"), value)?;
+    }
+    check_known_failures(&m.known_failures)
+}
+
+/// Every key names a check of `concur verify --list-checks` and every reason
+/// says something: a declared deviation the verifier cannot match, or one
+/// without its cause, would excuse a failure nobody can read about.
+fn check_known_failures(known: &BTreeMap<String, String>) -> Result<(), String> {
+    let ids = crate::verify::checks::ids();
+    for (id, reason) in known {
+        if !ids.contains(&id.as_str()) {
+            return Err(format!("'known_failures.{id}' is not a check of `concur verify`; the checks are {}", ids.join(", ")));
+        }
+        if reason.trim().is_empty() {
+            return Err(format!(
+                "'known_failures.{id}' has no reason; say which limit of the runtime fails it, and the upstream issue if there is one \
+                 (e.g. {id} = \"Bun 1.4.5 closes the connection … (oven-sh/bun#38128)\")"
+            ));
+        }
     }
     Ok(())
 }
@@ -264,6 +288,26 @@ env = { GOMAXPROCS = "{cores}" }
     fn unknown_placeholder_is_named() {
         let err = parse_str(&GOOD.replace("{port}", "{host}")).unwrap_err();
         assert!(err.contains("'start.command'") && err.contains("{host}"), "{err}");
+    }
+
+    #[test]
+    fn known_failures_map_check_ids_to_reasons() {
+        let m = parse_str(&format!("{GOOD}\n[known_failures]\npipelining = \"the runtime closes the connection (upstream#1)\"\n")).unwrap();
+        assert_eq!(m.known_failures["pipelining"], "the runtime closes the connection (upstream#1)");
+        assert!(parse_str(GOOD).unwrap().known_failures.is_empty());
+    }
+
+    #[test]
+    fn a_known_failure_of_no_check_lists_the_checks() {
+        let err = parse_str(&format!("{GOOD}\n[known_failures]\npipelineing = \"the runtime closes the connection\"\n")).unwrap_err();
+        assert!(err.starts_with("impls/http/demo/concur.toml: 'known_failures.pipelineing' is not a check"), "{err}");
+        assert!(err.contains("pipelining") && err.contains("malformed-request"), "{err}");
+    }
+
+    #[test]
+    fn a_known_failure_needs_a_reason() {
+        let err = parse_str(&format!("{GOOD}\n[known_failures]\npipelining = \"  \"\n")).unwrap_err();
+        assert!(err.contains("'known_failures.pipelining' has no reason"), "{err}");
     }
 
     #[test]

@@ -98,7 +98,7 @@ fn sweep(store: &Store, run_id: i64, plan: &MicroPlan, chosen: &[Implementation]
 
 /// Toolchain check and build; the record says whether the implementation is measured.
 fn prepare(imp: &Implementation, log_dir: &Path) -> ImplRecord {
-    let mut record = ImplRecord { name: imp.name().to_string(), status: ImplStatus::Verified, reason: None, version: String::new(), manifest: imp.manifest.clone() };
+    let mut record = ImplRecord { name: imp.name().to_string(), status: ImplStatus::Verified, reason: None, version: String::new(), manifest: imp.manifest.clone(), known_failures: vec![] };
     if let Availability::Missing(why) = imp.availability() {
         println!("{}: skipped: {why}", imp.name());
         record.status = ImplStatus::Unavailable;

@@ -65,7 +65,7 @@ pub fn throughput(model: &Model, g: &Group) -> String {
             let at = |(i, _): &(u32, Summary), v: f64| (SegmentValue::CenterOf(*i), v);
             chart
                 .draw_series(LineSeries::new(pts.iter().map(|p| at(p, p.1.median)), c.stroke_width(2)))?
-                .label(name.as_str())
+                .label(model.label(name))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
             chart.draw_series(pts.iter().map(|p| Circle::new(at(p, p.1.median), 4, c.filled())))?;
             chart.draw_series(pts.iter().filter(|p| p.1.n > 1).map(|p| PathElement::new(vec![at(p, p.1.min), at(p, p.1.max)], c.stroke_width(1))))?;
@@ -95,7 +95,7 @@ pub fn latency(model: &Model, g: &Group) -> String {
             let c = colour(model, name);
             chart
                 .draw_series(LineSeries::new(pts.iter().map(at), c.stroke_width(2)))?
-                .label(name.as_str())
+                .label(model.label(name))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
             chart.draw_series(pts.iter().map(|p| Circle::new(at(p), 4, c.filled())))?;
         }

@@ -4,6 +4,7 @@
 //! points that failed, load the generator could not deliver.
 
 use super::model::Model;
+use crate::store::KnownFailure;
 use super::table::{Table, thousands};
 use crate::store::ImplStatus;
 
@@ -37,6 +38,7 @@ pub fn implementations(model: &Model) -> Table {
         let m = &i.manifest;
         let version = if i.version.is_empty() { String::new() } else { format!(" ({})", i.version) };
         let status = match (&i.status, &i.reason) {
+            (ImplStatus::Verified, _) if !i.known_failures.is_empty() => format!("verified, measured; {}", known_deviations(&i.known_failures)),
             (ImplStatus::Verified, _) => "verified, measured".to_string(),
             (s, Some(why)) => format!("{}: {}", s.as_str(), why.lines().next().unwrap_or("")),
             (s, None) => s.as_str().to_string(),
@@ -52,6 +54,15 @@ pub fn warnings(model: &Model) -> Vec<String> {
     for i in model.implementations.iter().filter(|i| !i.status.measured()) {
         let why = i.reason.as_deref().unwrap_or("no reason recorded");
         out.push(format!("{} was not measured ({}): {}", i.name, i.status.as_str(), why.lines().next().unwrap_or("")));
+    }
+    for i in model.implementations.iter().filter(|i| i.status.measured() && !i.known_failures.is_empty()) {
+        let cores: Vec<String> = i.known_failures.iter().map(|k| k.cores.to_string()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        out.push(format!(
+            "{} was measured with {} (declared in its concur.toml as limits of its runtime; seen by `concur verify` at CONCUR_CORES={})",
+            i.name,
+            known_deviations(&i.known_failures),
+            cores.join(",")
+        ));
     }
     for i in model.implementations.iter().filter(|i| i.status == ImplStatus::Unverified) {
         out.push(format!("{} was measured without `concur verify`", i.name));
@@ -69,6 +80,12 @@ pub fn warnings(model: &Model) -> Vec<String> {
         }
     }
     out
+}
+
+/// `known deviations: pipelining: <reason>; malformed-request: <reason>`.
+fn known_deviations(known: &[KnownFailure]) -> String {
+    let each: Vec<String> = known.iter().map(|k| format!("{}: {}", k.check, k.reason)).collect();
+    format!("known deviations: {}", each.join("; "))
 }
 
 /// Why a point is flagged, with the numbers behind the flag.

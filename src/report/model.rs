@@ -5,7 +5,14 @@
 
 use super::spread::Summary;
 use crate::stats::Latencies;
-use crate::store::{ImplRecord, PointRecord, RunData, RunInfo};
+use crate::store::{ImplRecord, KnownFailure, PointRecord, RunData, RunInfo};
+
+/// Follows the name of an implementation measured with known deviations.
+pub const KNOWN_MARK: &str = "†";
+
+/// What [`KNOWN_MARK`] means, said under every table that may carry it.
+pub const KNOWN_NOTE: &str = "†: measured with known deviations from the contract, declared in its concur.toml \
+    as limits of its runtime (see Warnings and Implementations).";
 
 pub struct Model {
     pub run: RunInfo,
@@ -67,6 +74,22 @@ impl Model {
         }
         let groups = keys.into_iter().map(|(scenario, level)| group(&data.run, &data.points, &measured, scenario, level)).collect();
         Model { run: data.run, implementations, measured, groups, points: data.points }
+    }
+
+    /// The implementation's name as tables and legends show it: marked with
+    /// [`KNOWN_MARK`] when it was measured with known deviations.
+    pub fn label(&self, name: &str) -> String {
+        if self.known_deviations(name).is_empty() { name.to_string() } else { format!("{name} {KNOWN_MARK}") }
+    }
+
+    /// The failures its manifest declared (`[known_failures]`) that verification saw.
+    pub fn known_deviations(&self, name: &str) -> &[KnownFailure] {
+        self.implementations.iter().find(|i| i.name == name).map_or(&[], |i| &i.known_failures)
+    }
+
+    /// Some measured implementation carries [`KNOWN_MARK`].
+    pub fn any_known_deviations(&self) -> bool {
+        self.measured.iter().any(|name| !self.known_deviations(name).is_empty())
     }
 
     /// Index of an implementation among the measured ones (its colour).

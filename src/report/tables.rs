@@ -3,7 +3,7 @@
 //! `/page`, the wrk repository's throughput and latency table for `/`, and
 //! memory and requests per core for every implementation.
 
-use super::model::{Cell, Group, Model};
+use super::model::{Cell, Group, KNOWN_NOTE, Model};
 use super::table::{Table, mib, ms, rate, spread};
 
 /// What the marks in a cell mean, said once under each table that has them.
@@ -14,8 +14,8 @@ pub const MARKS: &str = "Median over repeats, ± half their range. ≈: within n
 /// Successful requests per second by core count (thesis Figure 2, Tables 5).
 pub fn throughput(model: &Model, g: &Group) -> Table {
     let mut header = vec!["server cores".to_string()];
-    header.extend(model.measured.iter().cloned());
-    let mut t = Table { header, ..Table::new(format!("{}: successful requests/s", g.title()), &[]) }.note(MARKS);
+    header.extend(model.measured.iter().map(|name| model.label(name)));
+    let mut t = Table { header, ..Table::new(format!("{}: successful requests/s", g.title()), &[]) }.note(noted(model, MARKS));
     for &k in &g.cores {
         let mut row = vec![k.to_string()];
         row.extend(model.measured.iter().map(|name| g.cell(name, k).map_or("—".into(), throughput_cell)));
@@ -48,10 +48,10 @@ fn throughput_cell(c: &Cell) -> String {
 pub fn latency(model: &Model, g: &Group) -> Table {
     let mut header = vec!["server cores".to_string()];
     for name in &model.measured {
-        header.push(format!("{name} p50"));
-        header.push(format!("{name} p99"));
+        header.push(format!("{} p50", model.label(name)));
+        header.push(format!("{} p99", model.label(name)));
     }
-    let note = "Milliseconds, median over repeats of each repeat's percentile.";
+    let note = noted(model, "Milliseconds, median over repeats of each repeat's percentile.");
     let mut t = Table { header, ..Table::new(format!("{}: latency p50 and p99 (ms)", g.title()), &[]) }.note(note);
     for &k in &g.cores {
         let mut row = vec![k.to_string()];
@@ -73,13 +73,13 @@ pub fn ab_percentiles(model: &Model, g: &Group) -> Table {
     header.extend(["50%", "66%", "75%", "80%", "90%", "95%", "98%", "99%", "100%"]);
     let note = "As ab prints it: milliseconds within which that percentage of requests was served, \
         every repeat's histogram merged; requests per second is the median over repeats.";
-    let mut t = Table::new(format!("{}: percentage of requests served within a time (ms)", g.title()), &header).labels(1).note(note);
+    let mut t = Table::new(format!("{}: percentage of requests served within a time (ms)", g.title()), &header).labels(1).note(noted(model, note));
     for &k in &g.cores {
         for name in &model.measured {
             let Some(c) = g.cell(name, k) else { continue };
             let Some(lat) = c.merged_latencies() else { continue };
             let complete: u64 = c.points.iter().map(|p| p.requests).sum();
-            let mut row = vec![name.clone(), k.to_string(), complete.to_string(), c.errors.to_string()];
+            let mut row = vec![model.label(name), k.to_string(), complete.to_string(), c.errors.to_string()];
             row.push(c.throughput.map_or("—".into(), |t| rate(t.median)));
             row.extend(AT.iter().map(|q| ms(lat.quantile_us(q / 100.0) as f64 / 1000.0)));
             t.row(row);
@@ -93,7 +93,7 @@ pub fn wrk_table(model: &Model, g: &Group) -> Table {
     let header = ["implementation", "server cores", "throughput (req/s)", "latency in ms (avg/stdev/max)"];
     let note = "Throughput is the median over repeats (the seed kept the best of three); \
         latency is over every repeat's requests merged.";
-    let mut t = Table::new(format!("{}: throughput and latency, wrk style", g.title()), &header).labels(1).note(note);
+    let mut t = Table::new(format!("{}: throughput and latency, wrk style", g.title()), &header).labels(1).note(noted(model, note));
     for &k in &g.cores {
         for name in &model.measured {
             let Some(c) = g.cell(name, k) else { continue };
@@ -102,7 +102,7 @@ pub fn wrk_table(model: &Model, g: &Group) -> Table {
             let max = c.points.iter().map(|p| p.latency.max_us).max().unwrap_or(0);
             let thr = c.throughput.map_or("—".into(), |t| format!("{}{}", rate(t.median), spread(&t)));
             let latency = format!("{}/{}/{}", ms(s.mean_us / 1000.0), ms(s.stdev_us / 1000.0), ms(max as f64 / 1000.0));
-            t.row(vec![name.clone(), k.to_string(), thr, latency]);
+            t.row(vec![model.label(name), k.to_string(), thr, latency]);
         }
     }
     t
@@ -127,7 +127,7 @@ pub fn per_core(model: &Model) -> Table {
 fn resource_table(model: &Model, title: &str, note: &str, value: impl Fn(&Cell) -> Option<String>) -> Table {
     let mut header = vec!["implementation".to_string(), "server cores".to_string()];
     header.extend(model.groups.iter().map(|g| g.title()));
-    let mut t = Table { header, ..Table::new(title, &[]) }.labels(2).note(note);
+    let mut t = Table { header, ..Table::new(title, &[]) }.labels(2).note(noted(model, note));
     let mut cores: Vec<u32> = model.groups.iter().flat_map(|g| g.cores.iter().copied()).collect();
     cores.sort_unstable();
     cores.dedup();
@@ -135,7 +135,7 @@ fn resource_table(model: &Model, title: &str, note: &str, value: impl Fn(&Cell) 
         for &k in &cores {
             let cells: Vec<String> = model.groups.iter().map(|g| g.cell(name, k).and_then(&value).unwrap_or("—".into())).collect();
             if cells.iter().any(|c| c != "—") {
-                let mut row = vec![name.clone(), k.to_string()];
+                let mut row = vec![model.label(name), k.to_string()];
                 row.extend(cells);
                 t.row(row);
             }
@@ -159,6 +159,9 @@ pub fn all_points(model: &Model) -> Table {
         if let Some(e) = &p.error {
             flags.push(format!("failed: {}", e.lines().next().unwrap_or("")));
         }
+        if !model.known_deviations(&p.implementation).is_empty() {
+            flags.push("known deviations".to_string());
+        }
         let pct = |x: f64| format!("{:.0}%", x * 100.0);
         t.row(vec![
             p.key.clone(),
@@ -174,4 +177,9 @@ pub fn all_points(model: &Model) -> Table {
         ]);
     }
     t
+}
+
+/// `note`, followed by what † means when a measured implementation carries it.
+fn noted(model: &Model, note: &str) -> String {
+    if model.any_known_deviations() { format!("{note} {KNOWN_NOTE}") } else { note.to_string() }
 }

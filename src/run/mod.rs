@@ -148,6 +148,15 @@ fn finish_message(store: &Store, run_id: i64, status: RunStatus, db: &Path) -> R
     if !failed.is_empty() {
         println!("not measured (failed to build or verify): {}", failed.join(", "));
     }
+    let known: Vec<String> = data
+        .implementations
+        .iter()
+        .filter(|i| i.status.measured() && !i.known_failures.is_empty())
+        .map(|i| format!("{} ({})", i.name, i.known_failures.iter().map(|k| k.check.as_str()).collect::<Vec<_>>().join(", ")))
+        .collect();
+    if !known.is_empty() {
+        println!("measured with known deviations (the report shows them): {}", known.join("; "));
+    }
     match status {
         RunStatus::Interrupted => {
             println!("continue it with the same command and --resume");

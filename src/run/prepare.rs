@@ -1,19 +1,29 @@
 //! Before any point: each implementation is built (once; the build is cached
 //! by `server::build`) and verified once, at the largest core count the plan
 //! measures it with. One that fails is not measured; the reason goes to the
-//! database, so the report shows it as failed rather than leaving it out.
+//! database, so the report shows it as failed rather than leaving it out. One
+//! whose only failures are declared in its manifest's `[known_failures]` is
+//! measured, and those failures go to the database with it, so the report
+//! shows them beside its numbers.
 
 use super::plan::Plan;
 use crate::impls::{Availability, Implementation};
 use crate::server::{self, BuildOutput};
-use crate::store::{ImplRecord, ImplStatus};
+use crate::store::{ImplRecord, ImplStatus, KnownFailure};
 use crate::verify::{self, Status};
 use std::path::Path;
 use std::time::Instant;
 
 /// Readies one implementation; prints one line of progress and any failing check.
 pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -> ImplRecord {
-    let record = |status, reason: Option<String>, version: String| ImplRecord { name: imp.name().to_string(), status, reason, version, manifest: imp.manifest.clone() };
+    let record = |status, reason: Option<String>, version: String| ImplRecord {
+        name: imp.name().to_string(),
+        status,
+        reason,
+        version,
+        manifest: imp.manifest.clone(),
+        known_failures: vec![],
+    };
     if let Availability::Missing(why) = imp.availability() {
         println!("{}: not measured: {why}", imp.name());
         return record(ImplStatus::Unavailable, Some(why), String::new());
@@ -40,13 +50,20 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
     for o in report.outcomes.iter().filter(|o| o.status == Status::Fail) {
         println!("  FAIL  {:<20} {}", o.id, o.detail);
     }
+    for o in report.known() {
+        println!("  known {:<20} {}\n        declared: {}", o.id, o.detail, o.declared.as_deref().unwrap_or(""));
+    }
     let secs = started.elapsed().as_secs();
     let count = |s: Status| report.outcomes.iter().filter(|o| o.status == s).count();
     if report.passed() {
         let warns = count(Status::Warn);
         let warned = if warns > 0 { format!(" ({warns} warning(s); `concur verify {}` shows them)", imp.name()) } else { String::new() };
-        println!("{}: verified at CONCUR_CORES={cores}: {} checks passed{warned} in {secs} s", imp.name(), count(Status::Pass) + warns);
-        return record(ImplStatus::Verified, None, version);
+        let known = count(Status::Known);
+        let known_note = if known > 0 { format!(", {known} failed as its concur.toml declares ([known_failures])") } else { String::new() };
+        println!("{}: verified at CONCUR_CORES={cores}: {} checks passed{warned}{known_note} in {secs} s", imp.name(), count(Status::Pass) + warns);
+        let mut verified = record(ImplStatus::Verified, None, version);
+        verified.known_failures = known_failures(&report);
+        return verified;
     }
     let reason = report.error.clone().unwrap_or_else(|| {
         let failed: Vec<String> = report.outcomes.iter().filter(|o| o.status == Status::Fail).map(|o| format!("{}: {}", o.id, o.detail)).collect();
@@ -54,4 +71,12 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
     });
     println!("{}: not measured: {}", imp.name(), reason.lines().next().unwrap_or(""));
     record(ImplStatus::Failed, Some(reason), version)
+}
+
+/// The declared failures of a passed verification, as the database keeps them.
+fn known_failures(report: &verify::Report) -> Vec<KnownFailure> {
+    report
+        .known()
+        .map(|o| KnownFailure { check: o.id.to_string(), cores: report.cores, detail: o.detail.clone(), reason: o.declared.clone().unwrap_or_default() })
+        .collect()
 }

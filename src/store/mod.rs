@@ -103,8 +103,8 @@ impl Store {
     /// Records (or replaces) how an implementation fared in a run.
     pub fn put_implementation(&self, run_id: i64, imp: &ImplRecord) -> Result<()> {
         self.conn.execute(
-            "INSERT OR REPLACE INTO implementations (run_id, name, status, reason, version, manifest) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![run_id, imp.name, imp.status.as_str(), imp.reason, imp.version, serde_json::to_string(&imp.manifest)?],
+            "INSERT OR REPLACE INTO implementations (run_id, name, status, reason, version, manifest, known_failures) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![run_id, imp.name, imp.status.as_str(), imp.reason, imp.version, serde_json::to_string(&imp.manifest)?, serde_json::to_string(&imp.known_failures)?],
         )?;
         Ok(())
     }
@@ -158,17 +158,19 @@ impl Store {
     /// A run with its implementations and points, points in the order they were taken.
     pub fn load_run(&self, id: i64) -> Result<RunData> {
         let run = self.run(id)?;
-        let mut stmt = self.conn.prepare("SELECT name, status, reason, version, manifest FROM implementations WHERE run_id = ?1 ORDER BY name")?;
+        let mut stmt = self.conn.prepare("SELECT name, status, reason, version, manifest, known_failures FROM implementations WHERE run_id = ?1 ORDER BY name")?;
         let implementations = stmt
             .query_map([id], |r| {
                 let status: String = r.get(1)?;
                 let manifest: String = r.get(4)?;
+                let known_failures: String = r.get(5)?;
                 Ok(ImplRecord {
                     name: r.get(0)?,
                     status: ImplStatus::parse(&status).unwrap_or(ImplStatus::Failed),
                     reason: r.get(2)?,
                     version: r.get(3)?,
                     manifest: serde_json::from_str(&manifest).map_err(json_err)?,
+                    known_failures: serde_json::from_str(&known_failures).map_err(json_err)?,
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;

@@ -166,7 +166,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("sub/r.db")).unwrap();
         let id = store.insert_run(&run()).unwrap();
-        let imp = ImplRecord { name: "demo".into(), status: ImplStatus::Failed, reason: Some("headers: no Date".into()), version: "go1".into(), manifest: manifest() };
+        let imp = ImplRecord { name: "demo".into(), status: ImplStatus::Failed, reason: Some("headers: no Date".into()), version: "go1".into(), manifest: manifest(), known_failures: vec![] };
         store.put_implementation(id, &imp).unwrap();
         store.insert_point(id, &point("a")).unwrap();
         store.insert_point(id, &point("b")).unwrap();
@@ -181,6 +181,35 @@ mod tests {
         assert_eq!(data.points, vec![point("a"), point("b")]);
         assert_eq!(data.implementations[0].reason.as_deref(), Some("headers: no Date"));
         assert_eq!(data.implementations[0].manifest.features.multithreading, Some(true));
+    }
+
+    #[test]
+    fn known_failures_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("r.db")).unwrap();
+        let id = store.insert_run(&run()).unwrap();
+        let known = KnownFailure { check: "pipelining".into(), cores: 2, detail: "closed after 1 of 3".into(), reason: "the runtime closes it (upstream#1)".into() };
+        let imp = ImplRecord { name: "demo".into(), status: ImplStatus::Verified, reason: None, version: "go1".into(), manifest: manifest(), known_failures: vec![known.clone()] };
+        store.put_implementation(id, &imp).unwrap();
+        assert_eq!(store.load_run(id).unwrap().implementations[0].known_failures, [known]);
+    }
+
+    #[test]
+    fn a_database_from_before_known_failures_opens_and_reads_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        crate::store::schema::migrate(&mut conn, &path, &crate::store::MIGRATIONS[..2]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (started_at, status, profile, plan_key, plan, concur_version, git_commit, git_dirty, cpu_model, logical_cpus, kernel, os, memory_bytes, toolchains, notes)
+             VALUES ('2025-01-01T00:00:00Z', 'finished', 'quick', 'abc', '{}', '0.1.0', 'abc', 0, 'cpu', 2, 'Linux', 'Debian', 1, '{}', '[]');",
+        )
+        .unwrap();
+        let manifest = serde_json::to_string(&manifest()).unwrap();
+        conn.execute("INSERT INTO implementations (run_id, name, status, reason, version, manifest) VALUES (1, 'demo', 'verified', NULL, 'go1', ?1)", [manifest]).unwrap();
+        drop(conn);
+        let imp = &Store::open_existing(&path).unwrap().load_run(1).unwrap().implementations[0];
+        assert_eq!((imp.status, imp.known_failures.len()), (ImplStatus::Verified, 0));
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub const APPLICATION_ID: i32 = 0x636f_6e63;
 
 /// Migration N (1-based) brings a file from version N-1 to N. Never edit one
 /// that has shipped: add the next.
-pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION];
+pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3];
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -93,12 +93,21 @@ CREATE TABLE points (
 CREATE INDEX points_by_run ON points (run_id, scenario, implementation, cores);
 ";
 
+/// The failures an implementation's manifest declares, kept with its
+/// verification (a JSON array of `KnownFailure`; older runs hold none).
+const V3: &str = "ALTER TABLE implementations ADD COLUMN known_failures TEXT NOT NULL DEFAULT '[]';";
+
 /// Brings the database at `path` up to the last of `migrations`.
 pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {
     let shown = path.display();
-    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
+    // One write transaction from the first read to the last write: another
+    // process opening the same new file at the same moment (a test polling
+    // a run's database) would otherwise migrate it between these reads, and
+    // this one would see its tables without its application id.
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let app: i32 = tx.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
     if app != APPLICATION_ID && (app != 0 || tables > 0) {
         bail!("{shown} is an SQLite file but not a Concur results database; pass another --db (default results/concur.db)");
     }
@@ -110,9 +119,8 @@ pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Resul
         );
     }
     if version == known {
-        return Ok(());
+        return Ok(tx.commit()?);
     }
-    let tx = conn.transaction()?;
     for (i, sql) in migrations.iter().enumerate().skip(version as usize) {
         tx.execute_batch(sql).with_context(|| format!("{shown}: applying schema migration {}", i + 1))?;
     }

@@ -114,6 +114,23 @@ pub struct ImplRecord {
     /// First line of the manifest's `version` command.
     pub version: String,
     pub manifest: Manifest,
+    /// Checks it failed at verification that its manifest declares limits of
+    /// the runtime: it was measured, and the report shows them beside its numbers.
+    #[serde(default)]
+    pub known_failures: Vec<KnownFailure>,
+}
+
+/// A failed check that the manifest's `[known_failures]` declares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnownFailure {
+    /// The check's id (`concur verify --list-checks`).
+    pub check: String,
+    /// The CONCUR_CORES it was verified with.
+    pub cores: u32,
+    /// What the verifier saw.
+    pub detail: String,
+    /// The manifest's reason: the runtime's limit, with its upstream issue.
+    pub reason: String,
 }
 
 /// One step of a scenario (e.g. `set` then `verify`), reported separately.

@@ -47,6 +47,9 @@ pub enum Status {
     Pass,
     Warn,
     Fail,
+    /// Failed, and the manifest's `[known_failures]` declares it a limit of
+    /// the runtime: shown with its reason, not counted as a failure.
+    Known,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -57,6 +60,11 @@ pub struct Outcome {
     /// Empty on pass; otherwise what is wrong and what to fix.
     pub detail: String,
     pub millis: u128,
+    /// The manifest's reason when it lists this check in `[known_failures]`:
+    /// why a `known` outcome failed, or on a pass, a declared failure that did
+    /// not occur this time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared: Option<String>,
 }
 
 /// Every check, in the order they run. `headers` comes last: it judges the
@@ -68,6 +76,11 @@ pub fn all() -> Vec<Check> {
     checks.extend(concurrency::checks());
     checks.push(Check { id: "headers", section: "§4", about: "every response has Content-Length or chunked framing, Content-Type, Date and Server", run: headers_seen });
     checks
+}
+
+/// The ids of [`all`], in order: what a manifest's `[known_failures]` may name.
+pub fn ids() -> Vec<&'static str> {
+    all().into_iter().map(|c| c.id).collect()
 }
 
 /// Shared state of one verification run.
