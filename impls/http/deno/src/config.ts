@@ -1,0 +1,47 @@
+// Reads the process environment of SPEC §1 into one plain config object.
+// Every bad value is refused with a sentence naming the variable, so a typo in
+// a benchmark setup stops the server instead of silently using a default.
+
+import { fileURLToPath } from 'node:url';
+
+export const DEFAULT_PAGE_FILE = fileURLToPath(new URL('../../../../spec/static/hello.html', import.meta.url));
+
+// setTimeout() fires at once for anything larger, so longer waits are refused.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface Config {
+  port: number;
+  cores: number;
+  bcryptCost: number;
+  pageFile: string;
+  pageDelayEvery: number;
+  pageDelayMs: number;
+  longPollMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = Deno.env.toObject()): Config {
+  if (!env.PORT) throw new ConfigError('PORT is not set: give the TCP port to listen on (e.g. PORT=8080)');
+  return {
+    port: integer(env, 'PORT', 0, 65535),
+    cores: integer(env, 'CONCUR_CORES', 1, 1024, 1),
+    bcryptCost: integer(env, 'CONCUR_BCRYPT_COST', 4, 31, 10),
+    pageFile: env.CONCUR_PAGE_FILE || DEFAULT_PAGE_FILE,
+    pageDelayEvery: integer(env, 'CONCUR_PAGE_DELAY_EVERY', 1, Number.MAX_SAFE_INTEGER, 10),
+    pageDelayMs: integer(env, 'CONCUR_PAGE_DELAY_MS', 0, MAX_TIMER_MS, 2000),
+    longPollMs: integer(env, 'CONCUR_LONGPOLL_MS', 0, MAX_TIMER_MS, 5000),
+  };
+}
+
+function integer(env: Env, name: string, min: number, max: number, fallback?: number): number {
+  const raw = env[name];
+  if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
+  const value = /^\d+$/.test(raw?.trim() ?? '') ? Number(raw!.trim()) : NaN;
+  if (!(value >= min && value <= max)) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}

@@ -1,0 +1,52 @@
+// SPEC §1: the environment, its defaults, and a refusal naming the variable
+// for every bad value.
+
+import assert from 'node:assert/strict';
+import { DEFAULT_PAGE_FILE, loadConfig } from '../src/config.ts';
+import { spawnServer } from './helpers.ts';
+
+Deno.test('defaults', () => {
+  assert.deepEqual(loadConfig({ PORT: '8080' }), {
+    port: 8080,
+    cores: 1,
+    bcryptCost: 10,
+    pageFile: DEFAULT_PAGE_FILE,
+    pageDelayEvery: 10,
+    pageDelayMs: 2000,
+    longPollMs: 5000,
+  });
+});
+
+Deno.test('the page file default is the repository spec/static/hello.html', async () => {
+  assert.match(await Deno.readTextFile(DEFAULT_PAGE_FILE), /<html/i);
+});
+
+Deno.test("the thesis' cost 20 and the bounds 4 and 31 are accepted", () => {
+  for (const cost of [4, 20, 31]) {
+    assert.equal(loadConfig({ PORT: '1', CONCUR_BCRYPT_COST: String(cost) }).bcryptCost, cost);
+  }
+});
+
+Deno.test('every bad value is refused with the variable named', () => {
+  const bad: Record<string, string[]> = {
+    PORT: ['', 'x', '70000', '-1'],
+    CONCUR_CORES: ['0', 'two', '1.5'],
+    CONCUR_BCRYPT_COST: ['3', '32', '10x'],
+    CONCUR_PAGE_DELAY_EVERY: ['0', '-3'],
+    CONCUR_PAGE_DELAY_MS: ['-1', 'soon'],
+    CONCUR_LONGPOLL_MS: ['1e3', '99999999999'],
+  };
+  for (const [name, values] of Object.entries(bad)) {
+    for (const value of values) {
+      assert.throws(() => loadConfig({ PORT: '8080', [name]: value }), new RegExp(name), `${name}=${value}`);
+    }
+  }
+});
+
+Deno.test('the server exits with status 2 and a message naming the variable', async () => {
+  const server = spawnServer({ CONCUR_BCRYPT_COST: '3' });
+  await assert.rejects(server.started);
+  const { code, stderr } = await server.output;
+  assert.equal(code, 2);
+  assert.match(new TextDecoder().decode(stderr), /CONCUR_BCRYPT_COST must be an integer from 4 to 31, got '3'/);
+});
