@@ -11,7 +11,9 @@ build: setup
 
 # Every test: the Rust crate, each implementation's own suite, and the
 # verifier against every available implementation at 1 and 2 cores.
-test: build
+# `cargo test --release` builds target/release/concur too (the integration
+# tests run it), so a separate `cargo build` would only compile it twice.
+test: setup
 	cargo test --release --locked
 	$(CONCUR) test
 	$(CONCUR) verify --cores 1,2

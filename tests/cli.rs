@@ -2,9 +2,8 @@
 //! the input and the fix, `serve` leaves no process behind on Ctrl-C, and
 //! `verify --url` exits non-zero on a failing check.
 
-mod support;
-#[path = "support/tools.rs"]
-mod tools;
+use crate::support;
+use crate::tools;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! errors, silence on stderr when it is not a terminal, Ctrl-C giving the
 //! partial result.
 
-mod load_support;
+use crate::load_support;
 
 use load_support::{Behaviour, TestServer};
 use std::process::{Command, Output, Stdio};

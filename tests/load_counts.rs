@@ -1,7 +1,7 @@
 //! `-n` sends exactly n requests: counted by the server and by the report,
 //! with keep-alive and without, more connections than requests included.
 
-mod load_support;
+use crate::load_support;
 
 use load_support::{Behaviour, TestServer, plan, run};
 

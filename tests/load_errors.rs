@@ -1,7 +1,7 @@
 //! Failures are counted by kind, never mistaken for successes, and never
 //! make the run hang past its duration plus the timeout.
 
-mod load_support;
+use crate::load_support;
 
 use concur::load::{Control, LoadPlan, StopAt};
 use load_support::{Behaviour, TestServer, plan, run};

@@ -4,7 +4,7 @@
 //! stall waits for its end); the closed loop only shows the requests that
 //! were in flight, which is exactly the coordinated omission it suffers from.
 
-mod load_support;
+use crate::load_support;
 
 use concur::load::StopAt;
 use load_support::{Behaviour, TestServer, at_least, plan, run};

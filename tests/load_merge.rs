@@ -1,7 +1,7 @@
 //! `concur merge` of two `--json` results holds the same histogram as one
 //! run recording every latency of both, and the sums of their counts.
 
-mod load_support;
+use crate::load_support;
 
 use concur::load::{LoadReport, merge};
 use concur::stats::Latencies;

@@ -3,7 +3,7 @@
 //! from its row of the CSV (the next row each iteration), and pauses for the
 //! think time between iterations only.
 
-mod load_support;
+use crate::load_support;
 
 use concur::cli::LoadArgs;
 use load_support::{Behaviour, TestServer, run};

@@ -6,8 +6,7 @@
 //! that ends the maxprocs search, a lost message is caught, and Ctrl-C keeps
 //! what was stored and leaves no process behind.
 
-#[path = "support/tools.rs"]
-mod tools;
+use crate::tools;
 
 use concur::store::Store;
 use concur::store::micro::{MicroStatus, SearchStop};

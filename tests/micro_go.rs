@@ -3,8 +3,7 @@
 //! stored, with a goroutine's memory near its anchor (≈ 2-3 KB). A missing
 //! `go` fails the test (see `support/tools.rs`).
 
-#[path = "support/tools.rs"]
-mod tools;
+use crate::tools;
 
 use concur::store::Store;
 use concur::store::micro::MicroStatus;

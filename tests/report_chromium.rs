@@ -4,10 +4,8 @@
 //! each implementation's colour. A missing Chromium fails the test (see
 //! `support/tools.rs`).
 
-#[path = "support/results.rs"]
-mod results;
-#[path = "support/tools.rs"]
-mod tools;
+use crate::results;
+use crate::tools;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

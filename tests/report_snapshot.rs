@@ -3,8 +3,7 @@
 //! regenerate them with `CONCUR_UPDATE_SNAPSHOTS=1 cargo test --test report_snapshot`
 //! and review the diff.
 
-#[path = "support/results.rs"]
-mod results;
+use crate::results;
 
 use std::path::Path;
 use std::process::Command;

@@ -6,8 +6,7 @@
 //! not measured; one whose only failures its manifest declares is measured,
 //! and its known failures are stored and reported.
 
-#[path = "support/tools.rs"]
-mod tools;
+use crate::tools;
 
 use concur::store::{ImplStatus, RunStatus, Store};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The verifier's own tests: a server that follows the spec passes every
 //! check, and each deliberate fault fails exactly the checks meant to catch it.
 
-mod support;
+use crate::support;
 
 use concur::verify::{self, Outcome, Settings, Status};
 use support::refserver::{self, Fault};

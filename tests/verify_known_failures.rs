@@ -5,7 +5,7 @@
 //! still does; a declaration that names no check is a manifest error; one
 //! that does not occur passes with a note.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::path::Path;

@@ -1,0 +1,42 @@
+//! Every integration test in one binary (`autotests = false` in Cargo.toml):
+//! fourteen release-mode test crates took most of `cargo test --release`'s
+//! five minutes of compiling; one crate links the library once. The files
+//! stay one per subject; the helpers they share are declared here.
+
+#[path = "load_support/mod.rs"]
+mod load_support;
+#[path = "support/results.rs"]
+mod results;
+#[path = "support/mod.rs"]
+mod support;
+#[path = "support/tools.rs"]
+mod tools;
+
+#[path = "cli.rs"]
+mod cli;
+#[path = "load_cli.rs"]
+mod load_cli;
+#[path = "load_counts.rs"]
+mod load_counts;
+#[path = "load_errors.rs"]
+mod load_errors;
+#[path = "load_latency.rs"]
+mod load_latency;
+#[path = "load_merge.rs"]
+mod load_merge;
+#[path = "load_scenario.rs"]
+mod load_scenario;
+#[path = "micro_fake.rs"]
+mod micro_fake;
+#[path = "micro_go.rs"]
+mod micro_go;
+#[path = "report_chromium.rs"]
+mod report_chromium;
+#[path = "report_snapshot.rs"]
+mod report_snapshot;
+#[path = "run_sweep.rs"]
+mod run_sweep;
+#[path = "verify_catches_faults.rs"]
+mod verify_catches_faults;
+#[path = "verify_known_failures.rs"]
+mod verify_known_failures;
