@@ -47,20 +47,16 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
     if crate::host::interrupt::stopping() {
         return record(ImplStatus::Failed, Some("interrupted during verification".into()), version);
     }
-    for o in report.outcomes.iter().filter(|o| o.status == Status::Fail) {
-        println!("  FAIL  {:<20} {}", o.id, o.detail);
-    }
-    for o in report.known() {
-        println!("  known {:<20} {}\n        declared: {}", o.id, o.detail, o.declared.as_deref().unwrap_or(""));
+    for o in report.outcomes.iter().filter(|o| matches!(o.status, Status::Fail | Status::Known)) {
+        verify::print_outcome(o);
     }
     let secs = started.elapsed().as_secs();
-    let count = |s: Status| report.outcomes.iter().filter(|o| o.status == s).count();
     if report.passed() {
-        let warns = count(Status::Warn);
+        let warns = report.count(Status::Warn);
         let warned = if warns > 0 { format!(" ({warns} warning(s); `concur verify {}` shows them)", imp.name()) } else { String::new() };
-        let known = count(Status::Known);
+        let known = report.count(Status::Known);
         let known_note = if known > 0 { format!(", {known} failed as its concur.toml declares ([known_failures])") } else { String::new() };
-        println!("{}: verified at CONCUR_CORES={cores}: {} checks passed{warned}{known_note} in {secs} s", imp.name(), count(Status::Pass) + warns);
+        println!("{}: verified at CONCUR_CORES={cores}: {} checks passed{warned}{known_note} in {secs} s", imp.name(), report.count(Status::Pass) + warns);
         let mut verified = record(ImplStatus::Verified, None, version);
         verified.known_failures = known_failures(&report);
         return verified;

@@ -194,7 +194,8 @@ pub fn parse_url(url: &str) -> Result<SocketAddr> {
         .with_context(|| format!("--url {url}: the host has no address"))
 }
 
-fn print_outcome(o: &Outcome) {
+/// One check's line as `concur verify` prints it (and `concur run` for the failed and known ones).
+pub fn print_outcome(o: &Outcome) {
     let tag = match o.status {
         Status::Pass => "pass",
         Status::Warn => "warn",
