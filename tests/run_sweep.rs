@@ -32,6 +32,25 @@ class Hello(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
 "#;
 
+/// Like `SERVER_PY`, but only `GET /` answers; every other request waits a minute.
+const STALL_PY: &str = r#"
+import sys, time, http.server
+class Stall(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        if self.path != "/":
+            time.sleep(60)
+        body = b"Hello, World!"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Stall).serve_forever()
+"#;
+
 struct Fake {
     root: tempfile::TempDir,
     /// An argument only this test's servers carry, to find them in /proc.
@@ -93,6 +112,18 @@ impl Fake {
             .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
             .filter(|c| String::from_utf8_lossy(c).split('\0').any(|a| a == self.marker))
             .count()
+    }
+
+    /// Whether a server of this test was seen before `deadline` (the
+    /// sighting itself, not a second look that a point's restart can race).
+    fn wait_server(&self, deadline: Instant) -> bool {
+        while self.servers() == 0 {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
     }
 
     fn wait_no_server(&self, within: Duration) -> usize {
@@ -188,10 +219,7 @@ fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
     let mut child = fake.spawn(&["--repeat", "5", "-d", "1s", "--no-verify"]);
     fake.wait_points(&mut child, 1);
     let deadline = Instant::now() + Duration::from_secs(10);
-    while fake.servers() == 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(fake.servers() > 0, "the next point's server should be running");
+    assert!(fake.wait_server(deadline), "the next point's server should be running");
     child.kill().unwrap();
     child.wait().unwrap();
     // The guard looks once a second; on a loaded machine (CI beside other
@@ -206,13 +234,15 @@ fn a_killed_orchestrator_leaves_no_verification_server() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let fake = Fake::new(PYTHON);
+    // A server that answers the readiness probe and then stalls every check,
+    // so that verification is still running when the orchestrator is killed
+    // (against the plain fake it fails within a second and stops the server
+    // itself, racing the kill).
+    let fake = Fake::new("python3 stall.py {port} MARKER");
+    std::fs::write(fake.root.path().join("impls/http/fake/stall.py"), STALL_PY).unwrap();
     let mut child = fake.spawn(&["-d", "1s"]);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while fake.servers() == 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(fake.servers() > 0, "verification should have started the server");
+    assert!(fake.wait_server(deadline), "verification should have started the server: {}", std::fs::read_to_string(fake.log()).unwrap_or_default());
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "the server under verification outlived its orchestrator's SIGKILL");

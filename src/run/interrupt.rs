@@ -108,7 +108,9 @@ pub fn mark_children() {
 /// SIGKILL, which no handler sees), kills every process carrying this
 /// process' `CONCUR_RUN_OWNER` mark: servers of points and of verification,
 /// their workers, builds. Started before any server, so no server is ever
-/// unguarded. Dropping it ends it.
+/// unguarded. Dropping it ends it. It looks five times, 0.2 s apart: a
+/// child forked just before the orchestrator died shows the mark in
+/// `/proc/<pid>/environ` only once it has exec'd.
 pub struct Guard(Option<Child>);
 
 impl Guard {
@@ -116,8 +118,10 @@ impl Guard {
         let me = std::process::id();
         let script = format!(
             "while kill -0 {me} 2>/dev/null; do sleep 1; done; \
-             for f in $(grep -lzx '{OWNER_VAR}={me}' /proc/[0-9]*/environ 2>/dev/null); do \
-               p=${{f#/proc/}}; p=${{p%/environ}}; [ \"$p\" = \"$$\" ] || kill -s KILL \"$p\" 2>/dev/null; \
+             for round in 1 2 3 4 5; do \
+               for f in $(grep -lzx '{OWNER_VAR}={me}' /proc/[0-9]*/environ 2>/dev/null); do \
+                 p=${{f#/proc/}}; p=${{p%/environ}}; [ \"$p\" = \"$$\" ] || kill -s KILL \"$p\" 2>/dev/null; \
+               done; sleep 0.2; \
              done"
         );
         let mut cmd = Command::new("sh");
