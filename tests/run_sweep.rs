@@ -229,6 +229,27 @@ fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
     assert!(!data.points.is_empty() && data.run.status == RunStatus::Running, "{:?}", data.run.status);
 }
 
+/// A server's group may hold a process without the run's mark (a pyenv shim
+/// forking subshells while the guard looks, here one started with the mark
+/// removed): the guard kills the whole group.
+#[test]
+fn a_killed_orchestrator_leaves_no_process_of_a_servers_group() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let fake = Fake::new("env -u CONCUR_RUN_OWNER sh -c 'sleep 600; :' MARKER & exec python3 server.py {port} MARKER");
+    let mut child = fake.spawn(&["--repeat", "5", "-d", "1s", "--no-verify"]);
+    fake.wait_points(&mut child, 1);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fake.servers() < 2 {
+        assert!(Instant::now() < deadline, "the next point's server and its unmarked helper should be running");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(fake.wait_no_server(Duration::from_secs(20)), 0, "a process of a server's group outlived its orchestrator's SIGKILL");
+}
+
 #[test]
 fn a_killed_orchestrator_leaves_no_verification_server() {
     if tools::require(&tools::PYTHON3).is_none() {

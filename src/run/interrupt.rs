@@ -106,22 +106,42 @@ pub fn mark_children() {
 
 /// A process in a group of its own that, once this process is gone (even by
 /// SIGKILL, which no handler sees), kills every process carrying this
-/// process' `CONCUR_RUN_OWNER` mark: servers of points and of verification,
-/// their workers, builds. Started before any server, so no server is ever
-/// unguarded. Dropping it ends it. It looks five times, 0.2 s apart: a
-/// child forked just before the orchestrator died shows the mark in
-/// `/proc/<pid>/environ` only once it has exec'd.
+/// process' `CONCUR_RUN_OWNER` mark — servers of points and of
+/// verification, their workers, builds — and the process group each leads
+/// or belongs to. Started before any server, so no server is ever
+/// unguarded. Dropping it ends it.
+///
+/// The group matters: a server still starting may be a shell script (a
+/// pyenv shim is one) forking subshells, and a child forked between the
+/// guard's look at /proc and its kill would live on, orphaned, and run the
+/// server after all (seen here in about 1 run in 15). A group kill reaches
+/// every member, including one being forked. The orchestrator's own group
+/// (a terminal's job, a test harness) and the guard's are never killed.
+/// The guard looks ten times, 0.2 s apart, even when a look finds nothing: a
+/// server the orchestrator forked just before it died shows the mark only
+/// once it has exec'd (/proc holds the environment a process was started
+/// with), which on a loaded machine can take a while. For the same reason
+/// the guard itself shows the mark and skips itself; `unset` keeps it off
+/// the guard's own `grep`.
 pub struct Guard(Option<Child>);
 
 impl Guard {
     pub fn start() -> Guard {
         let me = std::process::id();
+        // SAFETY: getpgrp cannot fail and has no side effect.
+        let my_group = unsafe { libc::getpgrp() };
         let script = format!(
-            "while kill -0 {me} 2>/dev/null; do sleep 1; done; \
-             for round in 1 2 3 4 5; do \
+            "unset {OWNER_VAR}; \
+             while kill -0 {me} 2>/dev/null; do sleep 1; done; \
+             for round in 1 2 3 4 5 6 7 8 9 10; do \
                for f in $(grep -lzx '{OWNER_VAR}={me}' /proc/[0-9]*/environ 2>/dev/null); do \
-                 p=${{f#/proc/}}; p=${{p%/environ}}; [ \"$p\" = \"$$\" ] || kill -s KILL \"$p\" 2>/dev/null; \
-               done; sleep 0.2; \
+                 p=${{f#/proc/}}; p=${{p%/environ}}; [ \"$p\" != $$ ] || continue; \
+                 read -r stat < /proc/$p/stat 2>/dev/null || continue; \
+                 set -- ${{stat##*) }}; g=$3; \
+                 [ \"$g\" = {my_group} ] || [ \"$g\" = $$ ] || kill -s KILL -- -$g 2>/dev/null; \
+                 kill -s KILL $p 2>/dev/null; \
+               done; \
+               sleep 0.2; \
              done"
         );
         let mut cmd = Command::new("sh");
