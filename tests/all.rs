@@ -14,6 +14,8 @@ mod tools;
 
 #[path = "cli.rs"]
 mod cli;
+#[path = "compare_cli.rs"]
+mod compare_cli;
 #[path = "load_cli.rs"]
 mod load_cli;
 #[path = "load_counts.rs"]

@@ -7,11 +7,13 @@
 //! plain values its stage takes (a path, a `LoadPlan`, `run::Overrides`):
 //! dependencies point one way, from here to the stages, never back.
 
+mod compare;
 mod impls;
 mod load;
 mod micro;
 mod run;
 
+pub use compare::CompareArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
 pub use load::{LoadArgs, MergeArgs, UsersArgs};
 pub use micro::MicroArgs;
@@ -48,6 +50,8 @@ pub enum Command {
     Run(RunArgs),
     /// Write results/report/index.html and summary.md from the results database
     Report(ReportArgs),
+    /// Compare two runs point by point: faster, slower or within noise (default: the latest run against the one before it)
+    Compare(CompareArgs),
     /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
     Micro(MicroArgs),
 }
@@ -79,6 +83,7 @@ impl Command {
             Command::Users(args) => args.run(),
             Command::Run(args) => args.run(),
             Command::Report(args) => args.run(),
+            Command::Compare(args) => args.run(),
             Command::Micro(args) => args.run(),
         }
     }

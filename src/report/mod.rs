@@ -4,8 +4,10 @@
 //! grouped and summarised (`model`, with the statistics of repeats in
 //! `spread`), laid out once (`document`) from charts, result tables,
 //! feature tables and context, and rendered twice (`html`, `markdown`).
+//! `compare` sets two runs side by side, point by point.
 
 mod charts;
+pub mod compare;
 mod context;
 mod document;
 mod features;
@@ -43,10 +45,7 @@ pub fn render(data: RunData) -> Rendered {
 /// `list` lists the runs instead.
 pub fn report_command(root: Option<&Path>, db: Option<&Path>, run: Option<i64>, out: Option<&Path>, list: bool) -> Result<ExitCode> {
     let find_root = || impls::find_root(root);
-    let db = match db {
-        Some(db) => db.to_path_buf(),
-        None => find_root()?.join(store::DEFAULT_DB),
-    };
+    let db = database(root, db)?;
     let store = Store::open_existing(&db)?;
     if list {
         return list_runs(&store);
@@ -64,6 +63,14 @@ pub fn report_command(root: Option<&Path>, db: Option<&Path>, run: Option<i64>, 
     write(&out, &rendered)?;
     println!("report of run {id}: {} and {}", out.join("index.html").display(), out.join("summary.md").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The results database `db`, else the repository's.
+pub(crate) fn database(root: Option<&Path>, db: Option<&Path>) -> Result<PathBuf> {
+    Ok(match db {
+        Some(db) => db.to_path_buf(),
+        None => impls::find_root(root)?.join(store::DEFAULT_DB),
+    })
 }
 
 fn write(out: &Path, r: &Rendered) -> Result<()> {

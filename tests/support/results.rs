@@ -165,3 +165,31 @@ pub fn write_db(path: &Path) -> i64 {
     }
     id
 }
+
+/// Adds a second run to the database at `path` (after [`write_db`]): the
+/// same run measured again a day later with alpha 1.1, whose hello
+/// throughput is 30% lower at every core count, beta's hello repeats
+/// shuffled within the first run's spread (noise), and an alpha json point
+/// that the first run lacks. Returns its id.
+pub fn write_second_run(path: &Path) -> i64 {
+    let store = Store::open(path).unwrap();
+    let mut info = run();
+    info.started_at = "2025-03-02T10:00:00Z".into();
+    info.finished_at = Some("2025-03-02T10:05:00Z".into());
+    info.environment.toolchains.insert("alpha".into(), "alpha 1.1".into());
+    let id = store.insert_run(&info).unwrap();
+    for imp in implementations() {
+        store.put_implementation(id, &imp).unwrap();
+    }
+    for mut p in points() {
+        match (p.implementation.as_str(), p.scenario.as_str()) {
+            ("alpha", "hello") => p.successes = p.successes * 7 / 10,
+            ("beta", "hello") => p.successes = 40_300 + 500 * (4 - u64::from(p.repeat)),
+            _ => {}
+        }
+        p.requests = p.successes;
+        store.insert_point(id, &p).unwrap();
+    }
+    store.insert_point(id, &point("alpha", "json", "c=50", 1, 1, 20_000, latency(100, 300, 900, None), 12)).unwrap();
+    id
+}

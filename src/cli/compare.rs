@@ -1,0 +1,45 @@
+//! The flags of `concur compare`, turned into the plain values of
+//! `report::compare` (run ids, a path, a format).
+
+use super::RootArg;
+use crate::report::compare::{self, Format};
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `concur compare`: is run B faster or slower than run A, point by point?
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub root: RootArg,
+    /// The baseline run (see `concur report --list`) [default: the run with points before RUN_B]
+    pub run_a: Option<i64>,
+    /// The run compared with it [default: the latest run with points]
+    pub run_b: Option<i64>,
+    /// Results database [default: results/concur.db in the repository]
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Output format: markdown tables, or JSON (schema in spec/COMPARE.md)
+    #[arg(long, value_enum, default_value_t = FormatArg::Markdown)]
+    pub format: FormatArg,
+    /// Write to this file instead of standard output
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Markdown,
+    Json,
+}
+
+impl CompareArgs {
+    pub fn run(self) -> Result<ExitCode> {
+        let format = match self.format {
+            FormatArg::Markdown => Format::Markdown,
+            FormatArg::Json => Format::Json,
+        };
+        compare::compare_command(self.root.get(), self.db.as_deref(), self.run_a, self.run_b, format, self.output.as_deref())
+    }
+}

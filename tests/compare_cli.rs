@@ -1,0 +1,110 @@
+//! `concur compare` on two fixed runs (tests/support/results.rs): the real
+//! binary finds the 30% throughput regression planted in alpha's hello,
+//! does not flag beta's reshuffled repeats, writes JSON of schema version 1,
+//! and refuses bad run ids with a sentence that says what to do.
+
+use crate::results;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn two_runs() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    assert_eq!((results::write_db(&db), results::write_second_run(&db)), (1, 2));
+    (dir, db)
+}
+
+fn compare(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_concur")).arg("compare").arg("--db").arg(db).args(args).output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "concur compare failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr_of_failure(out: Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "expected an error, got {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// The req/s and p99 verdicts of a Markdown row starting with `prefix`.
+fn verdicts(md: &str, prefix: &str) -> (String, String) {
+    let row = md.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no row {prefix:?} in:\n{md}"));
+    let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+    (cells[6].to_string(), cells[10].to_string())
+}
+
+#[test]
+fn the_markdown_finds_the_regression_and_leaves_noise_alone() {
+    let (_dir, db) = two_runs();
+    let md = stdout(&compare(&db, &[]));
+    assert!(md.starts_with("# Concur compare: run 1 (A) → run 2 (B)\n"), "{md}");
+    assert!(md.contains("B is the latest run with points and A the one before it: the defaults"), "{md}");
+    assert!(md.contains("| alpha | 1 | c=50 | 10,200 | 7,140 | -30.0% ["), "{md}");
+    for cores in [1, 2] {
+        assert_eq!(verdicts(&md, &format!("| alpha | {cores} | c=50 | ")).0, "slower");
+        assert_eq!(verdicts(&md, &format!("| beta † | {cores} | c=50 | ")), ("within noise".into(), "within noise".into()));
+    }
+    assert!(md.contains("- toolchain of alpha: alpha 1.0 (A), alpha 1.1 (B)"), "{md}");
+    assert!(md.contains("Summary: req/s 0 faster, 2 slower, 6 within noise; p99 0 faster, 0 slower, 8 within noise."), "{md}");
+    assert!(md.contains("- A: beta/page/cores=2/c=100 r3: the server exited during the measurement"), "{md}");
+    assert!(md.contains("Only in B: 1 point(s): alpha/json/cores=1/c=50."), "{md}");
+    assert!(md.contains("†: measured with known deviations"), "{md}");
+}
+
+#[test]
+fn the_json_has_schema_version_1_and_the_same_verdicts() {
+    let (dir, db) = two_runs();
+    let file = dir.path().join("cmp.json");
+    let printed = stdout(&compare(&db, &["1", "2", "--format", "json", "--output", file.to_str().unwrap()]));
+    assert!(printed.contains("run 2 compared with run 1"), "{printed}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!((json["a"]["id"].as_i64(), json["b"]["id"].as_i64(), json["a"]["by_default"].as_bool()), (Some(1), Some(2), Some(false)));
+    let points = json["points"].as_array().unwrap();
+    assert_eq!(points.len(), 8);
+    for p in points {
+        let regressed = p["implementation"] == "alpha" && p["scenario"] == "hello";
+        assert_eq!(p["throughput"]["verdict"], if regressed { "slower" } else { "within_noise" }, "{p}");
+        assert_eq!(p["p99_ms"]["verdict"], "within_noise", "{p}");
+        assert_eq!(p["known_deviations_b"], p["implementation"] == "beta");
+        if regressed {
+            let high = p["throughput"]["ratio_high"].as_f64().unwrap();
+            assert!(high < 0.75 && p["throughput"]["a_values"].as_array().unwrap().len() == 3, "{p}");
+        }
+    }
+    assert_eq!(json["summary"]["throughput"]["slower"], 2);
+    assert_eq!(json["only_in_b"][0]["scenario"], "json");
+    assert_eq!(json["failed"].as_array().unwrap().len(), 2, "the failed repeat of each run: {}", json["failed"]);
+    assert!(json["differences"].as_array().unwrap().iter().any(|d| d["what"] == "toolchain" && d["subject"] == "alpha" && d["b"] == "alpha 1.1"));
+}
+
+#[test]
+fn bad_run_ids_are_refused_with_the_fix() {
+    let (_dir, db) = two_runs();
+    let err = stderr_of_failure(compare(&db, &["1", "99"]));
+    assert!(err.contains("has no run 99") && err.contains("concur report --list"), "{err}");
+    let err = stderr_of_failure(compare(&db, &["2", "2"]));
+    assert!(err.contains("run 2 is both RUN_A and RUN_B") && err.contains("`concur compare 1 2`"), "{err}");
+    let err = stderr_of_failure(compare(&db, &["2"]));
+    assert!(err.contains("run 2 is both RUN_A and RUN_B"), "{err}");
+    let store = concur::store::Store::open(&db).unwrap();
+    let mut empty = store.run(1).unwrap();
+    empty.status = concur::store::RunStatus::Interrupted;
+    let empty = store.insert_run(&empty).unwrap();
+    let err = stderr_of_failure(compare(&db, &["1", &empty.to_string()]));
+    assert!(err.contains(&format!("run {empty} of")) && err.contains("holds no points (status interrupted") && err.contains("`concur report --list`"), "{err}");
+    assert!(stdout(&compare(&db, &[])).starts_with("# Concur compare: run 1 (A) → run 2 (B)"), "a run without points is not a default");
+}
+
+#[test]
+fn one_run_is_not_enough() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    results::write_db(&db);
+    let err = stderr_of_failure(compare(&db, &[]));
+    assert!(err.contains("no run with points before run 1") && err.contains("concur compare RUN_A RUN_B"), "{err}");
+}
