@@ -14,6 +14,8 @@ mod tools;
 
 #[path = "cli.rs"]
 mod cli;
+#[path = "completions.rs"]
+mod completions;
 #[path = "load_cli.rs"]
 mod load_cli;
 #[path = "load_counts.rs"]
@@ -32,6 +34,8 @@ mod micro_fake;
 mod micro_go;
 #[path = "report_chromium.rs"]
 mod report_chromium;
+#[path = "report_export.rs"]
+mod report_export;
 #[path = "report_snapshot.rs"]
 mod report_snapshot;
 #[path = "run_sweep.rs"]

@@ -7,11 +7,13 @@
 //! plain values its stage takes (a path, a `LoadPlan`, `run::Overrides`):
 //! dependencies point one way, from here to the stages, never back.
 
+mod completions;
 mod impls;
 mod load;
 mod micro;
 mod run;
 
+pub use completions::CompletionsArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
 pub use load::{LoadArgs, MergeArgs, UsersArgs};
 pub use micro::MicroArgs;
@@ -50,6 +52,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
     Micro(MicroArgs),
+    /// Print the shell completion script for bash, zsh or fish (see the README to install it)
+    Completions(CompletionsArgs),
 }
 
 /// Where the repository is: the folder holding `impls/` and `spec/`.
@@ -80,6 +84,7 @@ impl Command {
             Command::Run(args) => args.run(),
             Command::Report(args) => args.run(),
             Command::Micro(args) => args.run(),
+            Command::Completions(args) => args.run(),
         }
     }
 }
