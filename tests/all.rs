@@ -16,6 +16,8 @@ mod tools;
 mod cli;
 #[path = "compare_cli.rs"]
 mod compare_cli;
+#[path = "completions.rs"]
+mod completions;
 #[path = "load_cli.rs"]
 mod load_cli;
 #[path = "load_counts.rs"]
@@ -34,6 +36,8 @@ mod micro_fake;
 mod micro_go;
 #[path = "report_chromium.rs"]
 mod report_chromium;
+#[path = "report_export.rs"]
+mod report_export;
 #[path = "report_snapshot.rs"]
 mod report_snapshot;
 #[path = "run_sweep.rs"]

@@ -8,12 +8,14 @@
 //! dependencies point one way, from here to the stages, never back.
 
 mod compare;
+mod completions;
 mod impls;
 mod load;
 mod micro;
 mod run;
 
 pub use compare::CompareArgs;
+pub use completions::CompletionsArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
 pub use load::{LoadArgs, MergeArgs, UsersArgs};
 pub use micro::MicroArgs;
@@ -54,6 +56,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
     Micro(MicroArgs),
+    /// Print the shell completion script for bash, zsh or fish (see the README to install it)
+    Completions(CompletionsArgs),
 }
 
 /// Where the repository is: the folder holding `impls/` and `spec/`.
@@ -85,6 +89,7 @@ impl Command {
             Command::Report(args) => args.run(),
             Command::Compare(args) => args.run(),
             Command::Micro(args) => args.run(),
+            Command::Completions(args) => args.run(),
         }
     }
 }

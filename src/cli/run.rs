@@ -2,6 +2,7 @@
 //! two stages take from them (`run::Overrides`, paths).
 
 use super::RootArg;
+use crate::report;
 use crate::run::{self, Overrides, parse_seconds};
 use anyhow::Result;
 use clap::Args;
@@ -31,6 +32,9 @@ pub struct RunArgs {
     /// Open loop instead: requests per second, comma separated load levels
     #[arg(short = 'R', long, value_delimiter = ',', conflicts_with = "connections")]
     pub rate: Vec<u32>,
+    /// Connection modes, comma separated: true keeps connections alive, false sends `Connection: close` [default: the profile's, else true]
+    #[arg(long, value_delimiter = ',', value_name = "BOOLS")]
+    pub keepalive: Vec<bool>,
     /// Measurement length of each point, e.g. 30s or 10m
     #[arg(short = 'd', long, value_parser = parse_seconds, conflicts_with = "requests")]
     pub duration: Option<f64>,
@@ -79,6 +83,12 @@ pub struct ReportArgs {
     /// List the runs in the database and exit
     #[arg(long)]
     pub list: bool,
+    /// Also write every point of the run as JSON to FILE (columns in spec/EXPORT.md)
+    #[arg(long, value_name = "FILE", conflicts_with = "list")]
+    pub export_json: Option<PathBuf>,
+    /// Also write every point of the run as CSV to FILE, a header row first (spec/EXPORT.md)
+    #[arg(long, value_name = "FILE", conflicts_with = "list")]
+    pub export_csv: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -90,6 +100,7 @@ impl RunArgs {
             cores: self.cores.clone(),
             connections: self.connections.clone(),
             rate: self.rate.clone(),
+            keepalive: self.keepalive.clone(),
             duration_s: self.duration,
             requests: self.requests,
             warmup_s: self.warmup,
@@ -109,7 +120,8 @@ impl RunArgs {
 
 impl ReportArgs {
     pub fn run(self) -> Result<ExitCode> {
-        crate::report::report_command(self.root.get(), self.db.as_deref(), self.run, self.out.as_deref(), self.list)
+        let options = report::Options { db: self.db, run: self.run, out: self.out, list: self.list, export_json: self.export_json, export_csv: self.export_csv };
+        report::report_command(self.root.get(), &options)
     }
 }
 

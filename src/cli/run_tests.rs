@@ -141,3 +141,48 @@ fn the_plan_key_changes_with_what_is_measured_only() {
     assert_ne!(a.key(), plan(&["--impl", "go", "-d", "4s"]).unwrap().key());
     assert_ne!(a.key(), plan(&["--impl", "go", "--no-verify"]).unwrap().key());
 }
+
+#[test]
+fn keep_alive_is_the_default_and_adds_nothing_to_keys_labels_or_the_plan_key() {
+    let p = plan(&["--impl", "go"]).unwrap();
+    assert!(p.points.iter().all(|p| p.keepalive && !p.key.contains("close") && !p.level.contains("close")));
+    // The key a plan had before connection modes existed: `--resume` of such a run still finds it.
+    assert_eq!(p.key(), "ed5b7c123fa8b0e9");
+    assert!(!serde_json::to_string(&p).unwrap().contains("keepalive"));
+    assert!(!p.notes.iter().any(|n| n.contains("Connection: close")));
+}
+
+#[test]
+fn both_connection_modes_measure_every_level_and_close_is_named_in_key_and_level() {
+    let both = "description = \"d\"\ncores = [1]\nkeepalive = [true, false]\n[scenario.page]\nkeepalive = [false]\n";
+    let p = plan_with(&["--impl", "go,node", "--scenario", "hello,page", "-c", "10,20"], both, &[0, 1]).unwrap();
+    let points: Vec<(&str, &str, bool)> = p.points.iter().map(|p| (p.key.as_str(), p.level.as_str(), p.keepalive)).collect();
+    assert_eq!(
+        points,
+        [
+            ("go/hello/cores=1/c=10/r1", "c=10", true),
+            ("node/hello/cores=1/c=10/r1", "c=10", true),
+            ("go/hello/cores=1/c=10/close/r1", "c=10 close", false),
+            ("node/hello/cores=1/c=10/close/r1", "c=10 close", false),
+            ("go/hello/cores=1/c=20/r1", "c=20", true),
+            ("node/hello/cores=1/c=20/r1", "c=20", true),
+            ("go/hello/cores=1/c=20/close/r1", "c=20 close", false),
+            ("node/hello/cores=1/c=20/close/r1", "c=20 close", false),
+            ("go/page/cores=1/c=10/close/r1", "c=10 close", false),
+            ("node/page/cores=1/c=10/close/r1", "c=10 close", false),
+            ("go/page/cores=1/c=20/close/r1", "c=20 close", false),
+            ("node/page/cores=1/c=20/close/r1", "c=20 close", false),
+        ]
+    );
+    assert!(p.notes.iter().any(|n| n.contains("`Connection: close`")), "{:?}", p.notes);
+    assert_ne!(p.key(), plan_with(&["--impl", "go,node", "--scenario", "hello,page", "-c", "10,20", "--keepalive", "true"], both, &[0, 1]).unwrap().key());
+}
+
+#[test]
+fn the_keepalive_flag_overrides_profile_and_scenario() {
+    let both = "description = \"d\"\ncores = [1]\nkeepalive = [true, false]\n[scenario.page]\nkeepalive = [true]\n";
+    let p = plan_with(&["--impl", "go", "--scenario", "hello,page", "--keepalive", "false,false"], both, &[0, 1]).unwrap();
+    assert_eq!(p.points.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(), ["go/hello/cores=1/c=150/close/r1", "go/page/cores=1/c=100/close/r1"]);
+    let e = Cli::try_parse_from(["concur", "run", "--keepalive", "off"]).unwrap_err().to_string();
+    assert!(e.contains("invalid value 'off' for '--keepalive <BOOLS>'") && e.contains("[possible values: true, false]"), "{e}");
+}

@@ -5,11 +5,14 @@
 //! `spread`), laid out once (`document`) from charts, result tables,
 //! feature tables and context, and rendered twice (`html`, `markdown`).
 //! `compare` sets two runs side by side, point by point.
+//! `export` writes the run's points as JSON or CSV for other tools
+//! (spec/EXPORT.md), beside the report.
 
 mod charts;
 pub mod compare;
 mod context;
 mod document;
+pub mod export;
 mod features;
 mod html;
 mod markdown;
@@ -40,24 +43,39 @@ pub fn render(data: RunData) -> Rendered {
     Rendered { html: html::render(&blocks, &title), markdown: markdown::render(&blocks) }
 }
 
-/// `concur report`: run `run` (none: the latest) of database `db` (none: the
-/// repository's) into folder `out` (none: the repository's results/report);
-/// `list` lists the runs instead.
-pub fn report_command(root: Option<&Path>, db: Option<&Path>, run: Option<i64>, out: Option<&Path>, list: bool) -> Result<ExitCode> {
+/// What `concur report` is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The results database; none: the repository's.
+    pub db: Option<PathBuf>,
+    /// The run to report on; none: the latest with points.
+    pub run: Option<i64>,
+    /// The report's folder; none: the repository's results/report.
+    pub out: Option<PathBuf>,
+    /// List the runs instead.
+    pub list: bool,
+    /// Also write the run's points there as JSON, and as CSV (spec/EXPORT.md).
+    pub export_json: Option<PathBuf>,
+    pub export_csv: Option<PathBuf>,
+}
+
+/// `concur report`: the report of one run, and the exports asked for.
+pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode> {
     let find_root = || impls::find_root(root);
-    let db = database(root, db)?;
+    let db = database(root, options.db.as_deref())?;
     let store = Store::open_existing(&db)?;
-    if list {
+    if options.list {
         return list_runs(&store);
     }
-    let id = match run {
+    let id = match options.run {
         Some(id) => id,
         None => store.latest_run_id()?.with_context(|| format!("{} holds no run yet: run `concur run` first", db.display()))?,
     };
-    let rendered = render(store.load_run(id)?);
-    let rendered = micro::append(rendered, &store, run)?;
-    let out = match out {
-        Some(out) => out.to_path_buf(),
+    let data = store.load_run(id)?;
+    export::write(&data, options.export_json.as_deref(), options.export_csv.as_deref())?;
+    let rendered = micro::append(render(data), &store, options.run)?;
+    let out = match &options.out {
+        Some(out) => out.clone(),
         None => find_root()?.join("results/report"),
     };
     write(&out, &rendered)?;
@@ -88,4 +106,30 @@ fn list_runs(store: &Store) -> Result<ExitCode> {
         println!("{:>4}  {}  {:<11} {:<10} {points} points", run.id, run.started_at, run.status.as_str(), run.profile);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{PointRecord, RunInfo, RunStatus};
+
+    #[test]
+    fn keep_alive_and_close_points_are_never_one_median() {
+        let run = RunInfo::starting("quick".into(), "abc".into(), serde_json::json!({}), Default::default(), vec![]);
+        let point = |level: &str, keepalive: bool, repeat: u32, successes: u64| PointRecord {
+            implementation: "demo".into(),
+            scenario: "hello".into(),
+            cores: 1,
+            level: level.into(),
+            keepalive,
+            repeat,
+            duration_s: 1.0,
+            successes,
+            ..PointRecord::default()
+        };
+        let points = vec![point("c=50", true, 1, 1000), point("c=50 close", false, 1, 100), point("c=50", true, 2, 1100), point("c=50 close", false, 2, 120)];
+        let model = model::Model::new(RunData { run: RunInfo { status: RunStatus::Finished, ..run }, implementations: vec![], points });
+        let medians: Vec<(String, f64)> = model.groups.iter().map(|g| (g.title(), g.cells[0].throughput.as_ref().unwrap().median)).collect();
+        assert_eq!(medians, [("hello (c=50)".to_string(), 1050.0), ("hello (c=50 close)".to_string(), 110.0)]);
+    }
 }

@@ -70,6 +70,7 @@ pub fn plan(root: &Path, spec: &PointSpec, port: u16, phase: Phase) -> Result<Lo
         },
     }
     plan.rate = spec.rate.map(f64::from);
+    plan.keepalive = spec.keepalive;
     plan.timeout = secs(spec.timeout_s);
     plan.cpus = spec.generator_cpus.clone();
     plan.fill_users(None)?;
@@ -93,6 +94,7 @@ pub fn generator_cpu_seconds(report: &LoadReport) -> f64 {
 pub fn fill(point: &mut PointRecord, report: &LoadReport) {
     let statuses: u64 = report.errors_by_kind.status.values().sum();
     point.duration_s = report.elapsed_s;
+    point.keepalive = report.settings.keepalive;
     point.successes = report.requests;
     point.requests = report.requests + statuses;
     point.errors_total = report.errors;
@@ -116,4 +118,42 @@ fn errors(counts: &ErrorCounts) -> BTreeMap<String, u64> {
         ErrorKind::ALL.iter().filter(|&&k| counts.get(k) > 0).map(|&k| (k.name().to_string(), counts.get(k))).collect();
     map.extend(counts.status.iter().map(|(code, n)| (format!("status {code}"), *n)));
     map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(keepalive: bool) -> PointSpec {
+        PointSpec {
+            key: "demo/hello/cores=1/c=50/close/r1".into(),
+            implementation: "demo".into(),
+            scenario: "hello".into(),
+            cores: 1,
+            server_cpus: vec![0],
+            generator_cpus: vec![0],
+            shared: true,
+            level: "c=50 close".into(),
+            connections: 50,
+            rate: None,
+            keepalive,
+            repeat: 1,
+            warmup_s: 1.0,
+            duration_s: Some(3.0),
+            requests: None,
+            timeout_s: 10.0,
+            env: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_close_mode_point_loads_without_keep_alive_in_both_phases() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for phase in [Phase::Warmup, Phase::Measure] {
+            let plan = plan(root, &spec(false), 8080, phase).unwrap();
+            assert!(!plan.keepalive);
+            assert_eq!((plan.connections, plan.threads), (50, 1));
+        }
+        assert!(plan(root, &spec(true), 8080, Phase::Measure).unwrap().keepalive);
+    }
 }

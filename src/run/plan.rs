@@ -37,6 +37,8 @@ pub struct Overrides {
     pub warmup_s: Option<f64>,
     pub repeat: Option<u32>,
     pub timeout_s: Option<f64>,
+    /// Connection modes (`--keepalive true,false`): `false` sends every request on a new connection.
+    pub keepalive: Vec<bool>,
     /// `concur verify` before measuring (`--no-verify` turns it off).
     pub verify: bool,
 }
@@ -81,9 +83,14 @@ pub struct PointSpec {
     pub generator_cpus: Vec<usize>,
     /// The generator runs on the server's CPUs: too few CPUs for both.
     pub shared: bool,
+    /// `c=50`, `c=2/core`, `R=1000`; followed by ` close` when `keepalive` is off.
     pub level: String,
     pub connections: u32,
     pub rate: Option<u32>,
+    /// Requests reuse their connections; `false`: a new connection per request, `Connection: close`.
+    /// Left out of the plan's JSON when on, so that plans (and `--resume` keys) from before the field stay the same.
+    #[serde(default = "keep_alive", skip_serializing_if = "is_on")]
+    pub keepalive: bool,
     pub repeat: u32,
     pub warmup_s: f64,
     pub duration_s: Option<f64>,
@@ -91,6 +98,14 @@ pub struct PointSpec {
     pub timeout_s: f64,
     /// Extra server environment.
     pub env: BTreeMap<String, String>,
+}
+
+fn keep_alive() -> bool {
+    true
+}
+
+fn is_on(keepalive: &bool) -> bool {
+    *keepalive
 }
 
 impl PointSpec {
@@ -125,6 +140,14 @@ impl Level {
     }
 }
 
+/// A point's level as the report and the database show it, and the part of its key after
+/// the core count: the connection mode is named only when it is not keep-alive, so
+/// that keys and labels from before the mode existed stay the same.
+fn level_names(level: Level, keepalive: bool) -> (String, String) {
+    let label = level.label();
+    if keepalive { (label.clone(), label) } else { (format!("{label} close"), format!("{label}/close")) }
+}
+
 /// Turns flags and profile into the plan.
 pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     let profile = inputs.profile;
@@ -142,24 +165,26 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
             let load = settings_for(args, profile, scenario)?;
             for &k in &cores {
                 let (server_cpus, generator_cpus, shared) = split_cpus(inputs.cpus, k);
-                for level in &load.levels {
+                for (&level, &keepalive) in load.levels.iter().flat_map(|l| load.keepalive.iter().map(move |k| (l, k))) {
+                    let (label, key_part) = level_names(level, keepalive);
                     for imp in implementations.iter().filter(|i| i.1) {
-                        let (connections, rate) = match *level {
+                        let (connections, rate) = match level {
                             Level::Connections(c) => (c, None),
                             Level::PerCore(c) => (c * k, None),
                             Level::Rate(rate) => (scenario.connections, Some(rate)),
                         };
                         points.push(PointSpec {
-                            key: format!("{}/{}/cores={k}/{}/r{r}", imp.0, scenario.name, level.label()),
+                            key: format!("{}/{}/cores={k}/{key_part}/r{r}", imp.0, scenario.name),
                             implementation: imp.0.clone(),
                             scenario: scenario.name.clone(),
                             cores: k,
                             server_cpus: server_cpus.clone(),
                             generator_cpus: generator_cpus.clone(),
                             shared,
-                            level: level.label(),
+                            level: label.clone(),
                             connections,
                             rate,
+                            keepalive,
                             repeat: r,
                             warmup_s: load.warmup_s,
                             duration_s: load.duration_s,
@@ -178,6 +203,11 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
              its CPU use is recorded and points it limited are flagged",
             inputs.cpus.len()
         ));
+    }
+    if points.iter().any(|p| !p.keepalive) {
+        notes.push("points whose level says `close` send every request on a new connection with `Connection: close` (keepalive = false); \
+             the others reuse their connections"
+            .into());
     }
     Ok(Plan {
         profile: inputs.profile_name.to_string(),
@@ -271,6 +301,8 @@ pub fn split_cpus(cpus: &[usize], k: u32) -> (Vec<usize>, Vec<usize>, bool) {
 
 struct Resolved {
     levels: Vec<Level>,
+    /// Connection modes, each level measured in every one.
+    keepalive: Vec<bool>,
     warmup_s: f64,
     duration_s: Option<f64>,
     requests: Option<u64>,
@@ -312,8 +344,20 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
     if duration_s.is_some_and(|d| d <= 0.0) {
         bail!("-d/--duration must be above 0 (e.g. -d 10s)");
     }
+    let asked = if !args.keepalive.is_empty() {
+        args.keepalive.clone()
+    } else {
+        load.keepalive.or_else(|| profile.keepalive.clone()).unwrap_or_else(|| vec![true])
+    };
+    let mut keepalive = Vec::new();
+    for mode in asked {
+        if !keepalive.contains(&mode) {
+            keepalive.push(mode);
+        }
+    }
     Ok(Resolved {
         levels,
+        keepalive,
         warmup_s: args.warmup_s.map_or_else(|| secs(&load.warmup).map(|w| w.unwrap_or(1.0)), Ok)?,
         duration_s,
         requests,

@@ -24,6 +24,10 @@ pub struct Profile {
     pub cores: Vec<u32>,
     #[serde(default = "profile::one")]
     pub repeat: u32,
+    /// Connection modes, a dimension like `cores`: `true` reuses connections,
+    /// `false` sends every request on a new one with `Connection: close`.
+    /// `None`: keep-alive only.
+    pub keepalive: Option<Vec<bool>>,
     /// Load settings of every scenario.
     #[serde(default)]
     pub load: Load,
@@ -53,6 +57,8 @@ pub struct Load {
     pub timeout: Option<String>,
     /// Extra server environment for this scenario only.
     pub env: Option<BTreeMap<String, String>>,
+    /// Connection modes of this scenario, over the profile's top-level `keepalive`.
+    pub keepalive: Option<Vec<bool>>,
 }
 
 impl Load {
@@ -70,6 +76,7 @@ impl Load {
             requests: if self.duration.is_some() { None } else { self.requests.or(base.requests) },
             timeout: self.timeout.clone().or_else(|| base.timeout.clone()),
             env: Some(env),
+            keepalive: self.keepalive.clone().or_else(|| base.keepalive.clone()),
         }
     }
 }
@@ -95,6 +102,10 @@ pub fn parse(shown: &str, text: &str) -> Result<Profile> {
         bail!("{shown}: 'cores' must list core counts of at least 1 (e.g. cores = [1, 2])");
     }
     profile::check_repeat(shown, profile.repeat)?;
+    if profile.load.keepalive.is_some() {
+        bail!("{shown}: [load] sets keepalive: it goes at the top level (keepalive = [true, false]) or in a [scenario.NAME] section");
+    }
+    check_modes(shown, "", &profile.keepalive)?;
     for (scenario, load) in std::iter::once(("load", &profile.load)).chain(profile.scenario.iter().map(|(k, v)| (k.as_str(), v))) {
         check_load(shown, scenario, load)?;
     }
@@ -114,9 +125,17 @@ fn check_load(shown: &str, section: &str, load: &Load) -> Result<()> {
             super::parse_seconds(v).map_err(|e| anyhow::anyhow!("{shown}: [{section}] '{field}': {e}"))?;
         }
     }
+    check_modes(shown, &format!("[{section}] "), &load.keepalive)?;
     let zero = |v: &Option<Vec<u32>>| v.as_ref().is_some_and(|l| l.is_empty() || l.contains(&0));
     if zero(&load.connections) || zero(&load.connections_per_core) || zero(&load.rate) {
         bail!("{shown}: [{section}] load levels must be non-empty lists of numbers above 0 (e.g. connections = [50])");
+    }
+    Ok(())
+}
+
+fn check_modes(shown: &str, section: &str, keepalive: &Option<Vec<bool>>) -> Result<()> {
+    if keepalive.as_ref().is_some_and(Vec::is_empty) {
+        bail!("{shown}: {section}'keepalive' lists no mode: write true (keep-alive), false (Connection: close) or both, e.g. keepalive = [true, false]");
     }
     Ok(())
 }
@@ -135,6 +154,19 @@ mod tests {
         let page = p.scenario["page"].over(&p.load);
         assert_eq!((page.connections, page.connections_per_core.clone()), (None, Some(vec![2])));
         assert_eq!((page.duration, page.requests, page.warmup.as_deref()), (None, Some(100), Some("1s")));
+    }
+
+    #[test]
+    fn keepalive_is_a_top_level_dimension_that_a_scenario_may_override() {
+        let p = parse("p.toml", "description = \"d\"\ncores = [1]\nkeepalive = [true, false]\n[scenario.page]\nkeepalive = [false]\n").unwrap();
+        assert_eq!((p.keepalive.as_deref(), p.scenario["page"].keepalive.as_deref()), (Some(&[true, false][..]), Some(&[false][..])));
+        assert_eq!(parse("p.toml", "description = \"d\"\ncores = [1]\n").unwrap().keepalive, None);
+        let err = parse("p.toml", "description = \"d\"\ncores = [1]\n[load]\nkeepalive = [false]\n").unwrap_err().to_string();
+        assert!(err.contains("[load] sets keepalive: it goes at the top level"), "{err}");
+        let err = parse("p.toml", "description = \"d\"\ncores = [1]\n[scenario.hello]\nkeepalive = []\n").unwrap_err().to_string();
+        assert!(err.starts_with("p.toml: [hello] 'keepalive' lists no mode"), "{err}");
+        let err = parse("p.toml", "description = \"d\"\ncores = [1]\nkeepalive = []\n").unwrap_err().to_string();
+        assert!(err.starts_with("p.toml: 'keepalive' lists no mode"), "{err}");
     }
 
     #[test]

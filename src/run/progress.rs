@@ -115,6 +115,7 @@ mod tests {
             level: "c=50".into(),
             connections: 50,
             rate: None,
+            keepalive: true,
             repeat: 1,
             warmup_s: 1.0,
             duration_s: Some(d),

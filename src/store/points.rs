@@ -10,7 +10,7 @@ const COLUMNS: &str = "key, implementation, scenario, cores, connections, rate, 
     requests, successes, errors_total, errors,
     lat_count, lat_min_us, lat_mean_us, lat_stdev_us, lat_p50_us, lat_p75_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, histogram,
     steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes, processes_max, server_samples,
-    gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report";
+    gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report, keepalive";
 
 pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result<()> {
     let (l, s, g) = (&p.latency, &p.server, &p.generator);
@@ -19,7 +19,7 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             :started_at, :warmup_s, :duration_s, :error, :requests, :successes, :errors_total, :errors,
             :lat_count, :lat_min_us, :lat_mean_us, :lat_stdev_us, :lat_p50_us, :lat_p75_us, :lat_p90_us, :lat_p99_us, :lat_p999_us, :lat_max_us, :histogram,
             :steps, :timeline, :server_cpu_s, :server_cpu_util, :rss_peak_bytes, :rss_mean_bytes, :processes_max, :server_samples,
-            :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report)"
+            :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report, :keepalive)"
     );
     conn.execute(
         &sql,
@@ -37,6 +37,7 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             ":rss_mean_bytes": s.rss_mean_bytes as i64, ":processes_max": s.processes_max, ":server_samples": serde_json::to_string(&s.samples)?,
             ":gen_cpus": serde_json::to_string(&g.cpus)?, ":gen_shared": g.shared, ":gen_cpu_s": g.cpu_seconds, ":gen_cpu_util": g.cpu_util,
             ":gen_saturated": g.saturated, ":warnings": serde_json::to_string(&p.warnings)?, ":load_report": p.load_report.as_ref().map(|v| v.to_string()),
+            ":keepalive": p.keepalive,
         },
     )?;
     Ok(())
@@ -66,6 +67,7 @@ fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
         connections: r.get("connections")?,
         rate: r.get("rate")?,
         level: r.get("level")?,
+        keepalive: r.get("keepalive")?,
         repeat: r.get("repeat")?,
         started_at: r.get("started_at")?,
         warmup_s: r.get("warmup_s")?,
@@ -210,6 +212,44 @@ mod tests {
         drop(conn);
         let imp = &Store::open_existing(&path).unwrap().load_run(1).unwrap().implementations[0];
         assert_eq!((imp.status, imp.known_failures.len()), (ImplStatus::Verified, 0));
+    }
+
+    #[test]
+    fn a_close_mode_point_keeps_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("r.db")).unwrap();
+        let id = store.insert_run(&run()).unwrap();
+        let close = PointRecord { keepalive: false, level: "c=50 close".into(), ..point("demo/hello/cores=2/c=50/close/r1") };
+        store.insert_point(id, &point("a")).unwrap();
+        store.insert_point(id, &close).unwrap();
+        let modes: Vec<bool> = store.load_run(id).unwrap().points.iter().map(|p| p.keepalive).collect();
+        assert_eq!(modes, [true, false]);
+    }
+
+    #[test]
+    fn a_database_from_before_keepalive_opens_and_its_points_kept_connections_alive() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v3.db");
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        crate::store::schema::migrate(&mut conn, &path, &crate::store::MIGRATIONS[..3]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (started_at, status, profile, plan_key, plan, concur_version, git_commit, git_dirty, cpu_model, logical_cpus, kernel, os, memory_bytes, toolchains, notes)
+             VALUES ('2025-01-01T00:00:00Z', 'interrupted', 'quick', 'abc', '{}', '0.1.0', 'abc', 0, 'cpu', 2, 'Linux', 'Debian', 1, '{}', '[]');
+             INSERT INTO points (run_id, key, implementation, scenario, cores, connections, rate, level, repeat, started_at, warmup_s, duration_s, error,
+                 requests, successes, errors_total, errors, lat_count, lat_min_us, lat_mean_us, lat_stdev_us, lat_p50_us, lat_p75_us, lat_p90_us,
+                 lat_p99_us, lat_p999_us, lat_max_us, histogram, steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes,
+                 processes_max, server_samples, gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report)
+             VALUES (1, 'demo/hello/cores=1/c=50/r1', 'demo', 'hello', 1, 50, NULL, 'c=50', 1, '2025-01-01T00:00:01Z', 1.0, 5.0, NULL,
+                 100, 100, 0, '{}', 100, 10, 20.0, 1.0, 20, 25, 30, 40, 50, 60, '', '[]', '[]', 0.5, 0.5, 1000, 900, 1, '[]', '[1]', 0, 0.1, 0.1, 0, '[]', NULL);",
+        )
+        .unwrap();
+        drop(conn);
+        let store = Store::open_existing(&path).unwrap();
+        let points = store.load_run(1).unwrap().points;
+        assert_eq!((points.len(), points[0].keepalive, points[0].latency.p50_us), (1, true, 20));
+        // `--resume` of the old run still finds its point by the key it had.
+        assert_eq!(store.point_keys(1).unwrap(), ["demo/hello/cores=1/c=50/r1".to_string()].into());
+        store.insert_point(1, &PointRecord { keepalive: false, ..point("demo/hello/cores=1/c=50/close/r1") }).unwrap();
     }
 
     #[test]

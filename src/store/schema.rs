@@ -12,7 +12,7 @@ pub const APPLICATION_ID: i32 = 0x636f_6e63;
 
 /// Migration N (1-based) brings a file from version N-1 to N. Never edit one
 /// that has shipped: add the next.
-pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3];
+pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3, V4];
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -96,6 +96,10 @@ CREATE INDEX points_by_run ON points (run_id, scenario, implementation, cores);
 /// The failures an implementation's manifest declares, kept with its
 /// verification (a JSON array of `KnownFailure`; older runs hold none).
 const V3: &str = "ALTER TABLE implementations ADD COLUMN known_failures TEXT NOT NULL DEFAULT '[]';";
+
+/// Whether a point's requests reused their connections (1) or each came on a
+/// new one with `Connection: close` (0); every older point kept them alive.
+const V4: &str = "ALTER TABLE points ADD COLUMN keepalive INTEGER NOT NULL DEFAULT 1;";
 
 /// Brings the database at `path` up to the last of `migrations`.
 pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {

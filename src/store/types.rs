@@ -187,10 +187,10 @@ pub struct GeneratorUsage {
 }
 
 /// One measured point: an implementation, a scenario, a core count, a load
-/// level and a repeat.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// level, a connection mode and a repeat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointRecord {
-    /// Unique within its run: `impl/scenario/cores/level/repeat`.
+    /// Unique within its run: `impl/scenario/cores/level/repeat`, with `/close` after the level when `keepalive` is off.
     pub key: String,
     pub implementation: String,
     pub scenario: String,
@@ -200,8 +200,12 @@ pub struct PointRecord {
     pub connections: u32,
     /// Open-loop target, requests per second; `None` for a closed loop.
     pub rate: Option<u32>,
-    /// The load level as planned, e.g. `c=50`, `c=2/core`, `R=1000`.
+    /// The load level as planned, e.g. `c=50`, `c=2/core`, `R=1000`; `c=50 close` when `keepalive` is off.
     pub level: String,
+    /// Requests reuse their connection (the default); `false`: every request on a new
+    /// connection with `Connection: close`.
+    #[serde(default = "keepalive_default")]
+    pub keepalive: bool,
     /// 1-based.
     pub repeat: u32,
     pub started_at: String,
@@ -226,6 +230,42 @@ pub struct PointRecord {
     pub warnings: Vec<String>,
     /// The load generator's own JSON result, kept whole; `None` when not available.
     pub load_report: Option<serde_json::Value>,
+}
+
+fn keepalive_default() -> bool {
+    true
+}
+
+/// Written out because a derived default would turn keep-alive off.
+impl Default for PointRecord {
+    fn default() -> PointRecord {
+        PointRecord {
+            key: String::new(),
+            implementation: String::new(),
+            scenario: String::new(),
+            cores: 0,
+            connections: 0,
+            rate: None,
+            level: String::new(),
+            keepalive: keepalive_default(),
+            repeat: 0,
+            started_at: String::new(),
+            warmup_s: 0.0,
+            duration_s: 0.0,
+            error: None,
+            requests: 0,
+            successes: 0,
+            errors_total: 0,
+            errors: BTreeMap::new(),
+            latency: LatencyStats::default(),
+            steps: Vec::new(),
+            timeline: Vec::new(),
+            server: ServerUsage::default(),
+            generator: GeneratorUsage::default(),
+            warnings: Vec::new(),
+            load_report: None,
+        }
+    }
 }
 
 impl PointRecord {

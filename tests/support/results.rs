@@ -100,6 +100,7 @@ fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, succes
         connections: level.trim_start_matches("c=").parse().unwrap(),
         rate: None,
         level: level.into(),
+        keepalive: true,
         repeat,
         started_at: format!("2025-03-01T10:0{repeat}:00Z"),
         warmup_s: 1.0,

@@ -1,5 +1,5 @@
 //! The programs some end-to-end tests need besides cargo (python3 for fake
-//! implementations, go, chromium), and the one rule for when one is missing:
+//! implementations, go, chromium, bash), and the one rule for when one is missing:
 //! the test fails, naming the install command, so that `make test` and CI
 //! never report as passed a test that did not run. Skipping happens only
 //! when asked with `CONCUR_TEST_SKIP_MISSING=1`, and says so in one line.
@@ -20,6 +20,7 @@ pub struct Tool {
 
 pub const PYTHON3: Tool = Tool { names: &["python3"], install: "apt-get install python3" };
 pub const GO: Tool = Tool { names: &["go"], install: "apt-get install golang-go" };
+pub const BASH: Tool = Tool { names: &["bash"], install: "apt-get install bash" };
 pub const CHROMIUM: Tool = Tool {
     names: &["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"],
     install: "apt-get install chromium",
