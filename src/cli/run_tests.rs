@@ -141,3 +141,22 @@ fn the_plan_key_changes_with_what_is_measured_only() {
     assert_ne!(a.key(), plan(&["--impl", "go", "-d", "4s"]).unwrap().key());
     assert_ne!(a.key(), plan(&["--impl", "go", "--no-verify"]).unwrap().key());
 }
+
+#[test]
+fn a_manifests_warm_up_raises_the_profiles_but_never_adds_one() {
+    let profile = crate::run::profile::parse("spec/profiles/test.toml", PROFILE).unwrap();
+    let mut jit = imp("go", "sh");
+    jit.manifest.start.warmup = Some("15s".into());
+    let imps = [jit, imp("node", "sh")];
+    let scenarios = [scenario("hello", 150, Some(30.0), None), scenario("password", 128, Some(60.0), None)];
+    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, cpus: &[0, 1] };
+    let bounds = |flags: &[&str]| -> Vec<(String, f64, f64)> {
+        let plan = resolve(&args(flags), &inputs).unwrap();
+        plan.points.iter().filter(|p| p.cores == 1 && p.repeat == 1 && p.scenario == "hello").map(|p| (p.implementation.clone(), p.warmup_s, p.warmup_max_s)).collect()
+    };
+    let at_least = |name: &str, w: f64, max: f64| (name.to_string(), w, max);
+    assert_eq!(bounds(&["--impl", "go,node"]), [at_least("go", 15.0, 30.0), at_least("node", 1.0, 30.0)]);
+    assert_eq!(bounds(&["--impl", "go,node", "--warmup-max", "10s"]), [at_least("go", 15.0, 15.0), at_least("node", 1.0, 10.0)]);
+    assert_eq!(bounds(&["--impl", "go,node", "--warmup", "0"]), [at_least("go", 0.0, 0.0), at_least("node", 0.0, 0.0)]);
+    assert!(err(&["--warmup", "5s", "--warmup-max", "2s"]).contains("raise warmup_max (or --warmup-max)"), "{}", err(&["--warmup", "5s", "--warmup-max", "2s"]));
+}

@@ -156,6 +156,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                             Level::PerCore(c) => (c * k, None),
                             Level::Rate(rate) => (scenario.connections, Some(rate)),
                         };
+                        let (warmup_s, warmup_max_s) = warmup_for(&load, inputs.implementations.iter().find(|i| i.name() == imp.0));
                         points.push(PointSpec {
                             key: format!("{}/{}/cores={k}/{}/r{r}", imp.0, scenario.name, level.label()),
                             implementation: imp.0.clone(),
@@ -168,8 +169,8 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                             connections,
                             rate,
                             repeat: r,
-                            warmup_s: load.warmup_s,
-                            warmup_max_s: load.warmup_max_s,
+                            warmup_s,
+                            warmup_max_s,
                             duration_s: load.duration_s,
                             requests: load.requests,
                             timeout_s: load.timeout_s,
@@ -266,6 +267,17 @@ fn pick_cores(args: &Overrides, profile: &Profile, cpus: &[usize], notes: &mut V
         bail!("--cores: every core count asked for is above the {} CPU(s) here (e.g. --cores 1,{})", cpus.len(), cpus.len());
     }
     Ok(fit)
+}
+
+/// A point's warm-up bounds: the profile's (or the flags'), the least raised
+/// to what the implementation's manifest says its runtime needs
+/// (`[start] warmup`), unless the profile asks for none.
+fn warmup_for(load: &Resolved, imp: Option<&Implementation>) -> (f64, f64) {
+    if load.warmup_s <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let least = load.warmup_s.max(imp.map_or(0.0, |i| i.manifest.start.warmup_s()));
+    (least, load.warmup_max_s.max(least))
 }
 
 /// The longest warm-up when neither the profile nor the flags set one: the
