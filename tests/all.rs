@@ -30,6 +30,8 @@ mod load_latency;
 mod load_merge;
 #[path = "load_scenario.rs"]
 mod load_scenario;
+#[path = "load_warmup.rs"]
+mod load_warmup;
 #[path = "micro_fake.rs"]
 mod micro_fake;
 #[path = "micro_go.rs"]

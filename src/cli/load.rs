@@ -3,7 +3,7 @@
 //! into a `LoadPlan` (reads files, resolves the address, applies scenario
 //! defaults).
 
-use crate::load::{LoadPlan, Scenario, StopAt, parse_duration};
+use crate::load::{LoadPlan, Scenario, StopAt, Warmup, parse_duration};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -27,6 +27,13 @@ pub struct LoadArgs {
     /// Send exactly this many requests, then stop (ab's -n); failed ones count
     #[arg(short = 'n', long)]
     pub requests: Option<u64>,
+    /// Warm up first on the same connections (not recorded): at least this long,
+    /// then until throughput is steady (3 seconds within 10%), at most --warmup-max
+    #[arg(long, value_parser = parse_duration)]
+    pub warmup: Option<Duration>,
+    /// Longest warm-up [default: 30s]
+    #[arg(long, value_parser = parse_duration, requires = "warmup")]
+    pub warmup_max: Option<Duration>,
     /// Open loop: requests per second in total, each latency measured from its intended send time
     #[arg(short = 'R', long, value_parser = parse_rate)]
     pub rate: Option<f64>,
@@ -127,6 +134,7 @@ impl LoadArgs {
             (None, None) => {}
         }
         plan.rate = self.rate;
+        plan.warmup = self.warmup.filter(|w| !w.is_zero()).map(|min| Warmup { min, max: self.warmup_max.unwrap_or(Duration::from_secs(30)) });
         plan.timeout = self.timeout.unwrap_or(plan.timeout);
         plan.think_time = self.think_time.unwrap_or(plan.think_time);
         plan.keepalive = !self.no_keepalive;

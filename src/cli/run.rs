@@ -41,9 +41,12 @@ pub struct RunArgs {
     /// Measure a fixed number of requests per point instead of a duration (ab's -n)
     #[arg(short = 'n', long)]
     pub requests: Option<u64>,
-    /// Warm-up before each measurement (not recorded), e.g. 2s; 0 for none
+    /// Least warm-up before each measurement, on its connections (not recorded), e.g. 2s; 0 for none
     #[arg(long, value_parser = parse_seconds)]
     pub warmup: Option<f64>,
+    /// Longest warm-up: it goes on past --warmup until throughput is steady, at most this long [default: the profile's, else 30s]
+    #[arg(long, value_parser = parse_seconds)]
+    pub warmup_max: Option<f64>,
     /// Repeats of every point (the report gives medians and spread over them)
     #[arg(long)]
     pub repeat: Option<u32>,
@@ -104,6 +107,7 @@ impl RunArgs {
             duration_s: self.duration,
             requests: self.requests,
             warmup_s: self.warmup,
+            warmup_max_s: self.warmup_max,
             repeat: self.repeat,
             timeout_s: self.timeout,
             verify: !self.no_verify,

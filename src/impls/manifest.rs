@@ -92,6 +92,18 @@ pub struct Build {
 #[serde(deny_unknown_fields)]
 pub struct Start {
     pub command: String,
+    /// The least warm-up the runtime needs before it serves at full speed
+    /// (a JIT's), e.g. "15s", measured with bench/warmup.sh; a profile's
+    /// shorter warm-up is raised to it (one of 0 s stays none).
+    #[serde(default)]
+    pub warmup: Option<String>,
+}
+
+impl Start {
+    /// `warmup` in seconds; 0 when not set (checked when the manifest is read).
+    pub fn warmup_s(&self) -> f64 {
+        self.warmup.as_deref().and_then(|w| crate::host::duration::parse_seconds(w).ok()).unwrap_or(0.0)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -173,6 +185,9 @@ fn check_values(m: &Manifest, folder_name: &str) -> Result<(), String> {
         return Err("'start.command' is empty (e.g. command = \"./server\")".into());
     }
     check_placeholders("start.command", &m.start.command)?;
+    if let Some(w) = &m.start.warmup {
+        crate::host::duration::parse_seconds(w).map_err(|e| format!("'start.warmup': {e} (e.g. warmup = \"15s\")"))?;
+    }
     for (key, value) in &m.cores.env {
         check_placeholders(&format!("cores.env.{key}"), value)?;
     }

@@ -26,6 +26,7 @@ mod scenario;
 mod sys;
 mod url;
 mod users;
+pub mod warmup;
 mod worker;
 
 pub use control::Control;
@@ -36,6 +37,7 @@ pub use report::{CpuUse, LoadReport, RateCheck, SCHEMA, Settings, StepReport};
 pub use scenario::{Scenario, Step};
 pub use url::Target;
 pub use users::Users;
+pub use warmup::{Warmup, WarmupReport};
 
 use anyhow::{Context, Result, anyhow, bail};
 use report::RunFacts;
@@ -64,17 +66,22 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     }
     preflight(plan)?;
     let requests = Requests::encode(plan);
+    if plan.warmup.is_none() {
+        control.begin_measurement(std::time::Instant::now());
+    }
     let start_ns = sys::now_ns();
+    let duration = match plan.stop {
+        StopAt::Duration(d) => Some(d),
+        StopAt::Count(_) => None,
+    };
+    let phase = warmup::Phase::new(start_ns, plan.warmup.is_some(), duration);
     let shared = Shared {
         requests: &requests,
         addr: plan.target.addr,
         keepalive: plan.keepalive,
         timeout_ns: plan.timeout.as_nanos() as u64,
         start_ns,
-        deadline_ns: match plan.stop {
-            StopAt::Duration(d) => Some(start_ns + d.as_nanos() as u64),
-            StopAt::Count(_) => None,
-        },
+        phase: &phase,
         total_users: connections as u64,
         pace: pace::Pace::new(plan.rate, connections, plan.think_time.as_nanos() as u64),
         backoff: plan.rate.is_none() && matches!(plan.stop, StopAt::Duration(_)),
@@ -84,6 +91,13 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     let assignments = assign(plan, connections, threads);
     let outcomes = std::thread::scope(|scope| -> Result<Vec<worker::Outcome>> {
         let shared = &shared;
+        if let Some(bounds) = plan.warmup {
+            let phase = &phase;
+            std::thread::Builder::new()
+                .name("concur-warmup".into())
+                .spawn_scoped(scope, move || warmup::judge(phase, bounds, start_ns, duration, control))
+                .context("cannot start the warm-up's thread")?;
+        }
         let handles = assignments
             .into_iter()
             .enumerate()
@@ -96,9 +110,20 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
             .context("cannot start the worker threads")?;
         handles.into_iter().map(|h| h.join().map_err(|panic| anyhow!("a load worker thread panicked: {}", panic_message(&panic)))?).collect()
     })?;
-    let total = report::sum(plan.steps.len(), start_ns, outcomes)?;
-    let facts = RunFacts { started_unix_ms, start_ns, connections, threads, warnings };
-    report::make(plan, facts, total)
+    let mut total = report::sum(plan.steps.len(), start_ns, outcomes)?;
+    // The warm-up's seconds leave the timeline; the measurement's clock starts where it ended.
+    let warmup = phase.report(start_ns, &total.timeline.0);
+    let measure_from = match &warmup {
+        Some(w) => {
+            total.timeline.0.drain(..(w.seconds as usize).min(total.timeline.0.len()));
+            (start_ns + (w.seconds * 1e9) as u64).min(total.end_ns)
+        }
+        None => start_ns,
+    };
+    let facts = RunFacts { started_unix_ms, start_ns: measure_from, connections, threads, warnings };
+    let mut report = report::make(plan, facts, total)?;
+    report.warmup = warmup;
+    Ok(report)
 }
 
 /// The text a panic was raised with, which `join` hands back as `Any`.

@@ -33,6 +33,9 @@ pub struct LoadPlan {
     /// Worker threads, each with its own event loop and share of the connections.
     pub threads: usize,
     pub stop: StopAt,
+    /// Warm up on the same connections first, until throughput is steady
+    /// within these bounds (`warmup`); `None`: measure from the first request.
+    pub warmup: Option<super::warmup::Warmup>,
     /// Open loop: requests per second over all connections. `None`: closed loop.
     pub rate: Option<f64>,
     /// Closed loop: pause of a virtual user after its last step.
@@ -64,6 +67,7 @@ impl LoadPlan {
             connections: 50,
             threads: default_threads(),
             stop: StopAt::Duration(Duration::from_secs(10)),
+            warmup: None,
             rate: None,
             think_time: Duration::ZERO,
             timeout: Duration::from_secs(10),
@@ -116,6 +120,11 @@ impl LoadPlan {
             StopAt::Count(0) => bail!("-n/--requests must be at least 1"),
             StopAt::Duration(d) if d.is_zero() => bail!("-d/--duration must be above 0, e.g. 10s"),
             _ => {}
+        }
+        if let Some(w) = self.warmup
+            && (w.max < w.min || w.max.is_zero())
+        {
+            bail!("--warmup-max ({:?}) must be at least --warmup ({:?}) and above 0", w.max, w.min);
         }
         if self.timeout.is_zero() {
             bail!("--timeout must be above 0, e.g. 10s");

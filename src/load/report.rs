@@ -59,6 +59,10 @@ pub struct LoadReport {
     pub cpu: CpuUse,
     /// Things the reader should know, e.g. fewer connections than asked.
     pub warnings: Vec<String>,
+    /// The warm-up on the same connections before the measurement, when the
+    /// plan asked for one; every other figure covers the measurement only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<super::warmup::WarmupReport>,
 }
 
 /// The settings the run used, after defaults and limits.
@@ -220,6 +224,7 @@ pub(crate) fn make(plan: &LoadPlan, facts: RunFacts, total: Outcome) -> Result<L
         timeline: Vec::new(),
         cpu: CpuUse { user_s: 0.0, system_s: 0.0, per_1k_requests_s: 0.0, cores_used: 0.0 },
         warnings: facts.warnings,
+        warmup: None,
     };
     report.count(total, facts.start_ns)?;
     Ok(report)

@@ -1,7 +1,8 @@
 //! The hot path, shaped like wrk: one single-threaded mio (epoll) event loop
 //! per worker thread, owning its connections, plain counters and one latency
 //! histogram per step; nothing is shared while it runs but the stop switch
-//! and the progress counters it publishes a few times a second. Per request
+//! and the progress counters it publishes a few times a second (and, while
+//! a warm-up runs, its completions per second for `warmup` to judge). Per request
 //! it makes one `write` and usually one `read`: sockets are registered once,
 //! edge-triggered, for both directions, and a short read means the socket is
 //! drained. Closed loop, open loop, count and duration are the strategies of
@@ -13,6 +14,7 @@ use super::http::Feed;
 use super::pace::{Budget, Pace};
 use super::request::Requests;
 use super::sys::{self, Alarm, CpuTime};
+use super::warmup::Phase;
 use crate::stats::{ErrorCounts, ErrorKind, Latencies, Timeline};
 use anyhow::{Context, Result};
 use mio::net::TcpStream;
@@ -34,7 +36,8 @@ pub struct Shared<'a> {
     pub keepalive: bool,
     pub timeout_ns: u64,
     pub start_ns: u64,
-    pub deadline_ns: Option<u64>,
+    /// Where the measurement starts (after a warm-up) and when the run ends.
+    pub phase: &'a Phase,
     /// Virtual users over all workers (for the user data row).
     pub total_users: u64,
     pub pace: Pace,
@@ -85,10 +88,9 @@ pub fn run(shared: &Shared, assignment: Assignment) -> Result<Outcome> {
     let warning =
         assignment.cpu.and_then(|cpu| sys::pin_to_cpu(cpu).err().map(|e| format!("cannot pin a worker thread to CPU {cpu}: {e}")));
     sys::set_timer_slack(1_000);
-    let cpu_start = CpuTime::thread();
     let mut worker = Worker::new(shared, &assignment).context("a load worker could not start its event loop (epoll, timerfd)")?;
     worker.run().context("a load worker's event loop failed waiting for socket events (epoll_wait); the run is abandoned")?;
-    Ok(worker.finish(CpuTime::thread().since(cpu_start), warning.into_iter().collect()))
+    Ok(worker.finish(warning.into_iter().collect()))
 }
 
 struct Worker<'a> {
@@ -113,6 +115,12 @@ struct Worker<'a> {
     published: (u64, u64),
     first_errors: BTreeMap<ErrorKind, String>,
     interrupted: bool,
+    /// The warm-up is over for this worker: its CPU and bytes count from here.
+    measuring: bool,
+    cpu_start: CpuTime,
+    bytes_before: u64,
+    /// Seconds of the timeline already published for the warm-up's judge.
+    published_seconds: usize,
 }
 
 impl<'a> Worker<'a> {
@@ -144,6 +152,10 @@ impl<'a> Worker<'a> {
             published: (0, 0),
             first_errors: BTreeMap::new(),
             interrupted: false,
+            measuring: !shared.phase.warming(),
+            cpu_start: CpuTime::thread(),
+            bytes_before: 0,
+            published_seconds: 0,
         })
     }
 
@@ -163,15 +175,21 @@ impl<'a> Worker<'a> {
                 self.interrupted = true;
                 break;
             }
-            if self.shared.deadline_ns.is_some_and(|d| now >= d) {
+            let deadline = self.shared.phase.deadline();
+            if deadline.is_some_and(|d| now >= d) {
                 break;
+            }
+            if !self.measuring && now >= self.shared.phase.measure_from() {
+                self.measuring = true;
+                self.cpu_start = CpuTime::thread();
+                self.bytes_before = self.bytes_read;
             }
             if now >= next_tick {
                 self.tick(now);
                 next_tick = now + tick_ns;
                 continue;
             }
-            let wake = self.shared.deadline_ns.map_or(next_tick, |d| d.min(next_tick));
+            let wake = deadline.map_or(next_tick, |d| d.min(next_tick));
             if let Err(e) = self.poll.poll(&mut events, Some(Duration::from_nanos(wake - now))) {
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
@@ -227,12 +245,16 @@ impl<'a> Worker<'a> {
     }
 
     fn issue(&mut self, i: usize, now: u64) {
-        if !self.budget.take() {
-            return self.retire(i);
+        let origin = self.shared.pace.origin(self.conns[i].intended, now);
+        // A warm-up's requests take nothing from the budget and are not counted as sent.
+        if origin >= self.shared.phase.measure_from() {
+            if !self.budget.take() {
+                return self.retire(i);
+            }
+            self.sent += 1;
         }
-        self.sent += 1;
         let c = &mut self.conns[i];
-        c.origin = self.shared.pace.origin(c.intended, now);
+        c.origin = origin;
         c.io_start = now;
         if c.sock.is_some() {
             c.state = State::Writing;
@@ -333,12 +355,17 @@ impl<'a> Worker<'a> {
         let step = self.conns[i].step;
         let (low, high) = self.requests.expect[step];
         let ok = low <= status && status <= high;
-        let tally = &mut self.steps[step];
-        if ok {
-            tally.latencies.record_us((now.saturating_sub(self.conns[i].origin) + 500) / 1000);
-            tally.ok += 1;
-        } else {
-            tally.errors.add_status(status);
+        let origin = self.conns[i].origin;
+        if origin >= self.shared.phase.measure_from() {
+            let tally = &mut self.steps[step];
+            if ok {
+                tally.latencies.record_us((now.saturating_sub(origin) + 500) / 1000);
+                tally.ok += 1;
+            } else {
+                tally.errors.add_status(status);
+            }
+        }
+        if !ok {
             self.failed += 1;
         }
         self.finished += 1;
@@ -369,7 +396,9 @@ impl<'a> Worker<'a> {
     }
 
     fn count_failure(&mut self, i: usize, kind: ErrorKind, now: u64, error: Option<&io::Error>) {
-        self.steps[self.conns[i].step].errors.add(kind);
+        if self.conns[i].origin >= self.shared.phase.measure_from() {
+            self.steps[self.conns[i].step].errors.add(kind);
+        }
         self.finished += 1;
         self.failed += 1;
         self.count_second(now, false);
@@ -446,6 +475,9 @@ impl<'a> Worker<'a> {
         }
         self.fire_timers(now);
         self.publish();
+        if self.shared.phase.warming() {
+            self.publish_seconds(now);
+        }
     }
 
     fn publish(&mut self) {
@@ -454,9 +486,20 @@ impl<'a> Worker<'a> {
         self.published = (self.finished, self.failed);
     }
 
-    fn finish(mut self, cpu: CpuTime, warnings: Vec<String>) -> Outcome {
+    /// Hands the warm-up's judge the completions of every second that has ended.
+    fn publish_seconds(&mut self, now: u64) {
+        let ended = ((now - self.shared.start_ns) / 1_000_000_000) as usize;
+        if ended > self.published_seconds {
+            let counts: Vec<u64> = (self.published_seconds..ended).map(|k| self.timeline.0.get(k).map_or(0, |s| s.requests)).collect();
+            self.shared.phase.publish(self.published_seconds, &counts);
+            self.published_seconds = ended;
+        }
+    }
+
+    fn finish(mut self, warnings: Vec<String>) -> Outcome {
         let end_ns = sys::now_ns();
-        let end = self.shared.deadline_ns.map_or(end_ns, |d| d.min(end_ns));
+        let cpu = CpuTime::thread().since(self.cpu_start);
+        let end = self.shared.phase.deadline().map_or(end_ns, |d| d.min(end_ns));
         let pace = self.shared.pace;
         let owed = self
             .conns
@@ -468,7 +511,7 @@ impl<'a> Worker<'a> {
         Outcome {
             steps: self.steps,
             timeline: self.timeline,
-            bytes_read: self.bytes_read,
+            bytes_read: self.bytes_read - self.bytes_before,
             sent: self.sent,
             owed,
             cpu,
@@ -522,13 +565,14 @@ mod tests {
             (Pace::Open { interval_ns: 1_000, spacing_ns: 1_000 }, Budget::Unlimited),
         ] {
             let start_ns = sys::now_ns();
+            let phase = Phase::new(start_ns, false, Some(Duration::from_millis(300)));
             let shared = Shared {
                 requests: &requests,
                 addr: plan.target.addr,
                 keepalive: true,
                 timeout_ns: 1_000_000_000,
                 start_ns,
-                deadline_ns: Some(start_ns + 300_000_000),
+                phase: &phase,
                 total_users: 2,
                 pace,
                 backoff: false,

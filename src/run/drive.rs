@@ -4,7 +4,7 @@
 //! the counted fields of a `PointRecord`.
 
 use super::plan::{PointSpec, ScenarioInfo};
-use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt};
+use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt, Warmup};
 use crate::store::{PointRecord, SecondRecord, StepRecord};
 use crate::stats::{ErrorCounts, ErrorKind};
 use anyhow::Result;
@@ -47,28 +47,19 @@ fn info(s: &Scenario) -> Result<ScenarioInfo> {
     })
 }
 
-/// Which part of a point a load run is.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Phase {
-    Warmup,
-    Measure,
-}
-
-/// The load plan of one phase of a point against `port`.
-pub fn plan(root: &Path, spec: &PointSpec, port: u16, phase: Phase) -> Result<LoadPlan> {
+/// The load plan of a point against `port`: its warm-up, then its measurement, on the same connections.
+pub fn plan(root: &Path, spec: &PointSpec, port: u16) -> Result<LoadPlan> {
     let secs = Duration::from_secs_f64;
     let mut plan = LoadPlan::get(&format!("http://127.0.0.1:{port}/"))?;
     plan.apply_scenario(&Scenario::load(&reference(root, &spec.scenario))?);
     plan.connections = spec.connections as usize;
     plan.threads = spec.generator_cpus.len().max(1);
-    match phase {
-        Phase::Warmup => plan.stop = StopAt::Duration(secs(spec.warmup_s)),
-        Phase::Measure => match (spec.duration_s, spec.requests) {
-            (Some(d), _) => plan.stop = StopAt::Duration(secs(d)),
-            (None, Some(n)) => plan.stop = StopAt::Count(n),
-            (None, None) => {}
-        },
+    match (spec.duration_s, spec.requests) {
+        (Some(d), _) => plan.stop = StopAt::Duration(secs(d)),
+        (None, Some(n)) => plan.stop = StopAt::Count(n),
+        (None, None) => {}
     }
+    plan.warmup = (spec.warmup_s > 0.0).then(|| Warmup { min: secs(spec.warmup_s), max: secs(spec.warmup_max_s.max(spec.warmup_s)) });
     plan.rate = spec.rate.map(f64::from);
     plan.keepalive = spec.keepalive;
     plan.timeout = secs(spec.timeout_s);
@@ -78,11 +69,10 @@ pub fn plan(root: &Path, spec: &PointSpec, port: u16, phase: Phase) -> Result<Lo
     Ok(plan)
 }
 
-/// Runs one load, stoppable by the interrupt handler.
-pub fn run(plan: &LoadPlan) -> Result<LoadReport> {
-    let control = Arc::new(Control::new());
-    let _watch = super::interrupt::Watch::new(Arc::clone(&control));
-    crate::load::run(plan, &control)
+/// Runs one load with `control`, stoppable by the interrupt handler.
+pub fn run(plan: &LoadPlan, control: &Arc<Control>) -> Result<LoadReport> {
+    let _watch = super::interrupt::Watch::new(Arc::clone(control));
+    crate::load::run(plan, control)
 }
 
 /// The generator's CPU seconds in a report.
@@ -109,6 +99,18 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
     point.warnings.extend(report.warnings.iter().cloned());
     if let Some(rate) = report.rate.as_ref().filter(|r| !r.reached) {
         point.warnings.push(format!("the target rate of {:.0}/s was not reached: {:.0}/s were sent", rate.target_per_s, rate.sent_per_s));
+    }
+    if let Some(w) = report.warmup.as_ref() {
+        point.warmup_s = w.seconds;
+        if !w.steady {
+            let last: Vec<String> = w.per_second.iter().rev().take(3).rev().map(u64::to_string).collect();
+            point.warnings.push(format!(
+                "the warm-up ended at its maximum of {} s before throughput was steady (its last seconds: {} requests): \
+                 the measurement may understate the warm server",
+                w.seconds,
+                last.join(", ")
+            ));
+        }
     }
     point.load_report = serde_json::to_value(report).ok();
 }
@@ -139,6 +141,7 @@ mod tests {
             keepalive,
             repeat: 1,
             warmup_s: 1.0,
+            warmup_max_s: 20.0,
             duration_s: Some(3.0),
             requests: None,
             timeout_s: 10.0,
@@ -147,13 +150,12 @@ mod tests {
     }
 
     #[test]
-    fn a_close_mode_point_loads_without_keep_alive_in_both_phases() {
+    fn a_close_mode_point_loads_without_keep_alive_warm_up_included() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        for phase in [Phase::Warmup, Phase::Measure] {
-            let plan = plan(root, &spec(false), 8080, phase).unwrap();
-            assert!(!plan.keepalive);
-            assert_eq!((plan.connections, plan.threads), (50, 1));
-        }
-        assert!(plan(root, &spec(true), 8080, Phase::Measure).unwrap().keepalive);
+        let close = plan(root, &spec(false), 8080).unwrap();
+        assert!(!close.keepalive);
+        assert_eq!((close.connections, close.threads), (50, 1));
+        assert_eq!(close.warmup, Some(Warmup { min: Duration::from_secs(1), max: Duration::from_secs(20) }));
+        assert!(plan(root, &spec(true), 8080).unwrap().keepalive);
     }
 }

@@ -195,7 +195,8 @@ fn print_plan(plan: &Plan) {
         };
         let shared = if p.shared { " (shared)" } else { "" };
         let cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
-        let _ = writeln!(out, "  {:<44} c={:<5} warm-up {}s {length:<9} {cpus}", p.key, p.connections, p.warmup_s);
+        let warmup = if p.warmup_s > 0.0 { format!("{}-{}s", p.warmup_s, p.warmup_max_s) } else { "0s".into() };
+        let _ = writeln!(out, "  {:<44} c={:<5} warm-up {warmup:<6} {length:<9} {cpus}", p.key, p.connections);
     }
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes());

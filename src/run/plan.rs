@@ -35,6 +35,7 @@ pub struct Overrides {
     pub duration_s: Option<f64>,
     pub requests: Option<u64>,
     pub warmup_s: Option<f64>,
+    pub warmup_max_s: Option<f64>,
     pub repeat: Option<u32>,
     pub timeout_s: Option<f64>,
     /// Connection modes (`--keepalive true,false`): `false` sends every request on a new connection.
@@ -92,7 +93,11 @@ pub struct PointSpec {
     #[serde(default = "keep_alive", skip_serializing_if = "is_on")]
     pub keepalive: bool,
     pub repeat: u32,
+    /// Warm-up on the measurement's connections: at least this long (0: none)…
     pub warmup_s: f64,
+    /// …then until throughput is steady, at most this long (`load::warmup`).
+    #[serde(default)]
+    pub warmup_max_s: f64,
     pub duration_s: Option<f64>,
     pub requests: Option<u64>,
     pub timeout_s: f64,
@@ -109,9 +114,11 @@ fn is_on(keepalive: &bool) -> bool {
 }
 
 impl PointSpec {
-    /// Seconds the point is expected to take, start-up and stop excluded.
+    /// Seconds the point is expected to take, start-up and stop excluded
+    /// (a warm-up of at least three seconds when there is one: steadiness is judged over three).
     pub fn expected_s(&self) -> f64 {
-        self.warmup_s + self.duration_s.unwrap_or(20.0)
+        let warmup = if self.warmup_s > 0.0 { self.warmup_s.max(3.0) + 1.0 } else { 0.0 };
+        warmup + self.duration_s.unwrap_or(20.0)
     }
 }
 
@@ -173,6 +180,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                             Level::PerCore(c) => (c * k, None),
                             Level::Rate(rate) => (scenario.connections, Some(rate)),
                         };
+                        let (warmup_s, warmup_max_s) = warmup_for(&load, inputs.implementations.iter().find(|i| i.name() == imp.0));
                         points.push(PointSpec {
                             key: format!("{}/{}/cores={k}/{key_part}/r{r}", imp.0, scenario.name),
                             implementation: imp.0.clone(),
@@ -186,7 +194,8 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                             rate,
                             keepalive,
                             repeat: r,
-                            warmup_s: load.warmup_s,
+                            warmup_s,
+                            warmup_max_s,
                             duration_s: load.duration_s,
                             requests: load.requests,
                             timeout_s: load.timeout_s,
@@ -290,6 +299,21 @@ fn pick_cores(args: &Overrides, profile: &Profile, cpus: &[usize], notes: &mut V
     Ok(fit)
 }
 
+/// A point's warm-up bounds: the profile's (or the flags'), the least raised
+/// to what the implementation's manifest says its runtime needs
+/// (`[start] warmup`), unless the profile asks for none.
+fn warmup_for(load: &Resolved, imp: Option<&Implementation>) -> (f64, f64) {
+    if load.warmup_s <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let least = load.warmup_s.max(imp.map_or(0.0, |i| i.manifest.start.warmup_s()));
+    (least, load.warmup_max_s.max(least))
+}
+
+/// The longest warm-up when neither the profile nor the flags set one: the
+/// slowest JVM entry here needed about 25 s to settle (bench/RESULTS.md).
+pub const DEFAULT_WARMUP_MAX_S: f64 = 30.0;
+
 /// Server CPUs 0..k-1 of the available ones, the generator gets the rest
 /// (or shares the server's when none are left).
 pub fn split_cpus(cpus: &[usize], k: u32) -> (Vec<usize>, Vec<usize>, bool) {
@@ -304,6 +328,7 @@ struct Resolved {
     /// Connection modes, each level measured in every one.
     keepalive: Vec<bool>,
     warmup_s: f64,
+    warmup_max_s: f64,
     duration_s: Option<f64>,
     requests: Option<u64>,
     timeout_s: f64,
@@ -355,10 +380,20 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
             keepalive.push(mode);
         }
     }
+    let warmup_s = args.warmup_s.map_or_else(|| secs(&load.warmup).map(|w| w.unwrap_or(1.0)), Ok)?;
+    let warmup_max_s = args.warmup_max_s.map_or_else(|| secs(&load.warmup_max).map(|w| w.unwrap_or(DEFAULT_WARMUP_MAX_S)), Ok)?;
+    if warmup_s > 0.0 && warmup_max_s < warmup_s {
+        bail!(
+            "the warm-up's maximum ({warmup_max_s} s) is below its minimum ({warmup_s} s) for scenario {}: \
+             raise warmup_max (or --warmup-max) or lower warmup",
+            scenario.name
+        );
+    }
     Ok(Resolved {
         levels,
         keepalive,
-        warmup_s: args.warmup_s.map_or_else(|| secs(&load.warmup).map(|w| w.unwrap_or(1.0)), Ok)?,
+        warmup_s,
+        warmup_max_s: if warmup_s > 0.0 { warmup_max_s } else { 0.0 },
         duration_s,
         requests,
         timeout_s: args.timeout_s.or(secs(&load.timeout)?).or(scenario.timeout_s).unwrap_or(10.0),

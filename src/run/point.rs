@@ -1,18 +1,20 @@
-//! Measuring one point: a fresh server pinned to its CPUs, readiness,
-//! warm-up (not recorded), the measurement with the server's process tree
-//! sampled alongside, then the whole tree stopped. A point that cannot be
+//! Measuring one point: a fresh server pinned to its CPUs, readiness, one
+//! load whose warm-up (not recorded) runs on the measurement's connections
+//! until throughput is steady, the measurement with the server's process
+//! tree sampled alongside, then the whole tree stopped. A point that cannot be
 //! measured is still a record, with the reason, so the report shows it.
 
-use super::drive::{self, Phase};
+use super::drive;
 use super::plan::PointSpec;
 use super::sampler::Sampler;
 use super::usage;
 use crate::impls::Implementation;
-use crate::load::LoadReport;
+use crate::load::{Control, LoadReport};
 use crate::server::{self, Launch, Server};
 use crate::store::PointRecord;
 use anyhow::Result;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How often the server's process tree is sampled.
@@ -46,16 +48,12 @@ fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path) -> Res
     Server::start(imp, root, &launch)
 }
 
-/// Warm-up, then the sampled measurement; fills `point`.
+/// Warm-up and the sampled measurement; fills `point`.
 fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord) -> Result<()> {
-    let port = server.addr.port();
-    if spec.warmup_s > 0.0 {
-        drive::run(&drive::plan(root, spec, port, Phase::Warmup)?).map_err(|e| e.context("during the warm-up"))?;
-        alive(server, "warm-up")?;
-    }
-    let plan = drive::plan(root, spec, port, Phase::Measure)?;
-    let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone());
-    let report = drive::run(&plan);
+    let plan = drive::plan(root, spec, server.addr.port())?;
+    let control = Arc::new(Control::new());
+    let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
+    let report = drive::run(&plan, &control);
     let samples = sampler.finish();
     let report: LoadReport = report?;
     drive::fill(point, &report);
@@ -80,6 +78,7 @@ fn blank(spec: &PointSpec) -> PointRecord {
         cores: spec.cores,
         connections: spec.connections,
         rate: spec.rate,
+        keepalive: spec.keepalive,
         level: spec.level.clone(),
         repeat: spec.repeat,
         started_at: crate::host::env::now_rfc3339(),

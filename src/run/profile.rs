@@ -50,7 +50,10 @@ pub struct Load {
     pub connections_per_core: Option<Vec<u32>>,
     /// Open-loop levels: requests per second.
     pub rate: Option<Vec<u32>>,
+    /// The least warm-up on the measurement's connections ("0s": none)…
     pub warmup: Option<String>,
+    /// …and the most, while throughput is not yet steady.
+    pub warmup_max: Option<String>,
     pub duration: Option<String>,
     /// A fixed request count instead of a duration (ab's -n).
     pub requests: Option<u64>,
@@ -72,6 +75,7 @@ impl Load {
             connections_per_core: if levels_set { self.connections_per_core.clone() } else { base.connections_per_core.clone() },
             rate: if levels_set { self.rate.clone() } else { base.rate.clone() },
             warmup: self.warmup.clone().or_else(|| base.warmup.clone()),
+            warmup_max: self.warmup_max.clone().or_else(|| base.warmup_max.clone()),
             duration: if self.requests.is_some() { None } else { self.duration.clone().or_else(|| base.duration.clone()) },
             requests: if self.duration.is_some() { None } else { self.requests.or(base.requests) },
             timeout: self.timeout.clone().or_else(|| base.timeout.clone()),
@@ -120,7 +124,7 @@ fn check_load(shown: &str, section: &str, load: &Load) -> Result<()> {
     if load.duration.is_some() && load.requests.is_some() {
         bail!("{shown}: [{section}] sets both duration and requests; keep one");
     }
-    for (field, value) in [("warmup", &load.warmup), ("duration", &load.duration), ("timeout", &load.timeout)] {
+    for (field, value) in [("warmup", &load.warmup), ("warmup_max", &load.warmup_max), ("duration", &load.duration), ("timeout", &load.timeout)] {
         if let Some(v) = value {
             super::parse_seconds(v).map_err(|e| anyhow::anyhow!("{shown}: [{section}] '{field}': {e}"))?;
         }

@@ -117,7 +117,8 @@ mod tests {
             rate: None,
             keepalive: true,
             repeat: 1,
-            warmup_s: 1.0,
+            warmup_s: 0.0,
+            warmup_max_s: 0.0,
             duration_s: Some(d),
             requests: None,
             timeout_s: 10.0,
@@ -129,10 +130,11 @@ mod tests {
     fn the_estimate_learns_from_finished_points() {
         let (a, b, c) = (spec(9.0), spec(9.0), spec(4.0));
         let mut p = Progress::new(&[&a, &b, &c]);
-        assert_eq!(p.line(&a), "[1/3] go · hello · cores=1 · c=50 · #1 — 3 left, about 31s");
-        // The first point took 15 s for 10 planned: the 15 s planned left become 22.5 s.
+        // 9 + 9 + 4 s of load (no warm-up), 2 s of start-up each.
+        assert_eq!(p.line(&a), "[1/3] go · hello · cores=1 · c=50 · #1 — 3 left, about 28s");
+        // The first point took 15 s for 9 planned: the 13 s planned left become 21.7 s.
         p.end(&a, Duration::from_secs(15));
-        assert_eq!(p.line(&b), "[2/3] go · hello · cores=1 · c=50 · #1 — 2 left, about 23s");
+        assert_eq!(p.line(&b), "[2/3] go · hello · cores=1 · c=50 · #1 — 2 left, about 22s");
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Samples the server's whole process tree (every process of its group:
 //! cluster workers, the BEAM's helpers) a few times a second while a point is
-//! measured, on a thread pinned to the generator's CPUs.
+//! measured, on a thread pinned to the generator's CPUs. It starts when the
+//! load says its measurement starts (after the warm-up), to the millisecond:
+//! the load announces that moment a little ahead.
 
 use crate::host::affinity;
 use crate::host::procstat::sample_group;
+use crate::load::Control;
 use crate::store::UsageSample;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,13 +20,16 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Starts sampling group `pgid` every `every`; CPU time counts from now.
-    pub fn start(pgid: i32, every: Duration, cpus: Vec<usize>) -> Sampler {
+    /// Samples group `pgid` every `every` from the moment `load` says its
+    /// measurement starts; CPU time counts from then.
+    pub fn start(pgid: i32, every: Duration, cpus: Vec<usize>, load: Arc<Control>) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let handle = std::thread::spawn(move || {
             let _ = affinity::pin(&cpus);
-            let started = Instant::now();
+            let Some(started) = wait_for_start(&flag, &load) else {
+                return Vec::new();
+            };
             let base = sample_group(pgid).cpu_seconds;
             let take = || {
                 let s = sample_group(pgid);
@@ -44,6 +50,20 @@ impl Sampler {
     pub fn finish(self) -> Vec<UsageSample> {
         self.stop.store(true, Ordering::Relaxed);
         self.handle.join().unwrap_or_default()
+    }
+}
+
+/// Waits until the measurement starts (`None`: stopped before it did).
+fn wait_for_start(flag: &AtomicBool, load: &Control) -> Option<Instant> {
+    loop {
+        if flag.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Some(at) = load.measurement_start() {
+            sleep_unless(flag, at.saturating_duration_since(Instant::now()));
+            return (!flag.load(Ordering::Relaxed)).then(|| at.max(Instant::now()));
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -72,7 +92,9 @@ mod tests {
         // allowed; what is checked is what the samples say.
         let mut samples = Vec::new();
         for _ in 0..10 {
-            let sampler = Sampler::start(pgid, Duration::from_millis(30), affinity::available());
+            let load = Arc::new(Control::new());
+            load.begin_measurement(Instant::now());
+            let sampler = Sampler::start(pgid, Duration::from_millis(30), affinity::available(), load);
             let spin = Instant::now();
             while spin.elapsed() < Duration::from_millis(150) {
                 std::hint::black_box(0u64);

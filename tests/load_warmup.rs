@@ -1,0 +1,56 @@
+//! A warm-up runs on the measurement's own connections until throughput is
+//! steady, and nothing of it is counted: not in the count of `-n`, not in
+//! the latencies, the timeline or the elapsed time.
+
+use crate::load_support;
+
+use concur::load::{StopAt, Warmup};
+use load_support::{Behaviour, TestServer, plan, run};
+use std::collections::HashSet;
+use std::time::Duration;
+
+fn warmup(min_s: u64, max_s: u64) -> Option<Warmup> {
+    Some(Warmup { min: Duration::from_secs(min_s), max: Duration::from_secs(max_s) })
+}
+
+#[test]
+fn a_warm_up_keeps_its_connections_and_counts_nothing() {
+    let server = TestServer::start(Behaviour::Hello);
+    let mut p = plan(&server, 4, 500);
+    p.warmup = warmup(1, 4);
+    let report = run(&p);
+    let w = report.warmup.as_ref().expect("the report describes the warm-up");
+    // Steadiness is judged over three whole seconds, and the measurement starts at the next one.
+    assert!((3.0..=4.0).contains(&w.seconds), "{w:?}");
+    assert!(w.steady || w.seconds == 4.0, "{w:?}");
+    assert_eq!(w.per_second.len(), w.seconds as usize);
+    let warm: u64 = w.per_second.iter().sum();
+    assert!(warm > 0, "{w:?}");
+    assert_eq!((report.requests, report.errors, report.latency.count), (500, 0, 500));
+    assert!(server.requests() >= 500 + warm, "the server saw {} requests, the warm-up {warm}", server.requests());
+    let connections: HashSet<u64> = server.log().iter().map(|s| s.connection).collect();
+    assert_eq!(connections.len(), 4, "the measurement reuses the warm-up's connections");
+}
+
+#[test]
+fn a_warm_up_is_not_part_of_the_measured_duration() {
+    let server = TestServer::start(Behaviour::Hello);
+    let mut p = plan(&server, 2, 1);
+    p.stop = StopAt::Duration(Duration::from_millis(1500));
+    p.warmup = warmup(1, 3);
+    let report = run(&p);
+    let w = report.warmup.as_ref().expect("a warm-up");
+    assert_eq!(w.seconds, 3.0, "the maximum ends it at 3 s at the latest, steadiness at 3 s at the earliest: {w:?}");
+    assert!((1.4..2.0).contains(&report.elapsed_s), "elapsed {} s", report.elapsed_s);
+    assert!(report.timeline.len() <= 2, "{:?}", report.timeline);
+    let timed: u64 = report.timeline.iter().map(|s| s.requests).sum();
+    assert!(timed.abs_diff(report.requests) <= 2, "timeline {timed}, requests {}", report.requests);
+}
+
+#[test]
+fn without_a_warm_up_the_report_has_none() {
+    let server = TestServer::start(Behaviour::Hello);
+    let report = run(&plan(&server, 2, 50));
+    assert!(report.warmup.is_none());
+    assert_eq!(report.requests, 50);
+}
