@@ -185,6 +185,9 @@ fn the_keepalive_flag_overrides_profile_and_scenario() {
     assert_eq!(p.points.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(), ["go/hello/cores=1/c=150/close/r1", "go/page/cores=1/c=100/close/r1"]);
     let e = Cli::try_parse_from(["concur", "run", "--keepalive", "off"]).unwrap_err().to_string();
     assert!(e.contains("invalid value 'off' for '--keepalive <BOOLS>'") && e.contains("[possible values: true, false]"), "{e}");
+}
+
+#[test]
 fn a_manifests_warm_up_raises_the_profiles_but_never_adds_one() {
     let profile = crate::run::profile::parse("spec/profiles/test.toml", PROFILE).unwrap();
     let mut jit = imp("go", "sh");
