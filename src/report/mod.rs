@@ -9,14 +9,18 @@ mod charts;
 mod context;
 mod document;
 mod features;
+mod glance;
 mod html;
+mod implementation;
 mod markdown;
 mod micro;
 mod micro_charts;
 pub mod model;
+pub mod palette;
 pub mod spread;
 mod table;
 mod tables;
+mod warnings;
 
 use crate::impls;
 use crate::store::{self, RunData, Store};
