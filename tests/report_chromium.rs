@@ -1,18 +1,21 @@
 //! The report as a browser shows it: headless Chromium (Debian's `chromium`,
 //! installed by scripts/setup.sh) loads index.html from disk with the
 //! network off, and the charts must be in its DOM and on its screenshot in
-//! each implementation's colour. A missing Chromium fails the test (see
+//! each implementation's colour. A second report, of twenty implementations
+//! across the six concurrency models, must open with the ranking, group its
+//! warnings, keep every legend beside its plot, give every implementation a
+//! section and put all twenty colours on the screen; the report and its
+//! screenshot are kept in cargo's test temp folder
+//! (target/tmp/report-twenty/) for a person to look at. A missing Chromium fails the test (see
 //! `support/tools.rs`).
 
 use crate::results;
 use crate::tools;
 
+use concur::impls::Model;
+use concur::report::palette::Palette;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The first two series colours of the report's palette (Tableau 10).
-const BLUE: [u8; 3] = [0x4e, 0x79, 0xa7];
-const ORANGE: [u8; 3] = [0xf2, 0x8e, 0x2b];
 
 fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std::process::Output {
     Command::new(browser)
@@ -24,24 +27,49 @@ fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std:
         .expect("running chromium")
 }
 
-fn report(dir: &Path) -> PathBuf {
+fn report(dir: &Path, write_db: fn(&Path) -> i64) -> PathBuf {
     let db = dir.join("concur.db");
-    results::write_db(&db);
+    write_db(&db);
     let out = dir.join("report");
     let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).arg("-o").arg(&out).status().unwrap();
     assert!(status.success());
     out.join("index.html")
 }
 
-/// Pixels of exactly `rgb` in a PNG.
-fn count_colour(png: &Path, rgb: [u8; 3]) -> usize {
+/// A decoded screenshot: width, height and RGB(A) pixels.
+struct Shot {
+    width: u32,
+    height: u32,
+    step: usize,
+    pixels: Vec<u8>,
+}
+
+fn decode(png: &Path) -> Shot {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
     let step = info.color_type.samples();
     assert!(step >= 3, "expected an RGB screenshot, got {:?}", info.color_type);
-    buf[..info.buffer_size()].chunks(step).filter(|px| px[..3] == rgb).count()
+    buf.truncate(info.buffer_size());
+    Shot { width: info.width, height: info.height, step, pixels: buf }
+}
+
+impl Shot {
+    /// Pixels of exactly `rgb`.
+    fn count(&self, rgb: [u8; 3]) -> usize {
+        self.pixels.chunks(self.step).filter(|px| px[..3] == rgb).count()
+    }
+}
+
+/// The palette the report gives these implementations.
+fn palette(names: &[(&str, Model)]) -> Palette {
+    Palette::new(names.iter().copied())
+}
+
+fn rgb(p: &Palette, name: &str) -> [u8; 3] {
+    let c = p.style(name).colour;
+    [c.0, c.1, c.2]
 }
 
 #[test]
@@ -50,7 +78,7 @@ fn chromium_draws_the_charts() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let page = report(dir.path());
+    let page = report(dir.path(), results::write_db);
 
     let dom = headless(&browser, &dir.path().join("profile-dom"), &["--dump-dom"], &page);
     let dom = String::from_utf8_lossy(&dom.stdout);
@@ -61,6 +89,110 @@ fn chromium_draws_the_charts() {
     let shot = dir.path().join("report.png");
     let out = headless(&browser, &dir.path().join("profile-shot"), &["--hide-scrollbars", "--window-size=1280,2400", &format!("--screenshot={}", shot.display())], &page);
     assert!(shot.exists(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
-    let (blue, orange) = (count_colour(&shot, BLUE), count_colour(&shot, ORANGE));
-    assert!(blue > 200 && orange > 200, "the lines of alpha (blue: {blue} px) and beta (orange: {orange} px) should be drawn");
+    let p = palette(&[("alpha", Model::GreenThreads), ("beta", Model::EventLoop)]);
+    let shot = decode(&shot);
+    let (alpha, beta) = (shot.count(rgb(&p, "alpha")), shot.count(rgb(&p, "beta")));
+    assert!(alpha > 200 && beta > 200, "the lines of alpha (green: {alpha} px) and beta (blue: {beta} px) should be drawn");
+}
+
+/// `name="value"` of an SVG or HTML tag.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    tag.split(&format!(" {name}=\"")).nth(1).and_then(|s| s.split('"').next())
+}
+
+/// A chart's plot area (x0, y0, x1, y1), and the x and y of each of its texts that names an implementation.
+type Legend<'a> = ([i32; 4], Vec<(&'a str, i32, i32)>);
+
+fn legends<'a>(html: &'a str, names: &[&'a str]) -> Vec<Legend<'a>> {
+    html.split("<svg ")
+        .skip(1)
+        .map(|svg| {
+            let svg = svg.split("</svg>").next().unwrap();
+            let area: Vec<i32> = attr(svg, "data-plot-area").expect("every chart states its plot area").split(',').map(|v| v.parse().unwrap()).collect();
+            let texts = svg
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| {
+                    let (tag, body) = t.split_once('>')?;
+                    let label = body.split("</text>").next()?.trim();
+                    let name = names.iter().find(|n| label == **n || label == format!("{n} †"))?;
+                    Some((*name, attr(tag, "x")?.parse().ok()?, attr(tag, "y")?.parse().ok()?))
+                })
+                .collect();
+            ([area[0], area[1], area[2], area[3]], texts)
+        })
+        .collect()
+}
+
+#[test]
+fn twenty_implementations_read_at_a_glance() {
+    let Some(browser) = tools::require(&tools::CHROMIUM) else {
+        return;
+    };
+    // Kept after the test, with the screenshot, for a person to look at.
+    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-twenty");
+    let _ = std::fs::remove_dir_all(&kept);
+    std::fs::create_dir_all(&kept).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(&kept, results::write_twenty_db);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let names: Vec<&str> = results::TWENTY.iter().map(|t| t.0).collect();
+
+    // The ranking first, then the warnings, one line per kind, then the results.
+    let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("index.html lacks {needle:?}"));
+    assert!(at("<h2>At a glance</h2>") < at("<summary>Warnings") && at("<summary>Warnings") < at("<h2>Results by scenario</h2>"));
+    assert!(html.contains("<summary>Warnings (38 in 6 kind(s))</summary>"), "six kinds: not measured, known deviations, a failed point, saturation, target rate, a run note");
+    for kind in [
+        "<summary>generator saturated in 6 points: rust-axum 3, rust-tokio 3</summary>",
+        "<summary>target rate not reached in 27 points: ruby-rack 9, ruby-rails 9, ruby-sinatra 9</summary>",
+        "<summary>1 point could not be measured: ruby-rails 1</summary>",
+        "<summary>2 implementations measured with known deviations (†): bun (pipelining), deno (expect-continue)</summary>",
+        "<summary>1 implementation not measured: swift-vapor (unavailable)</summary>",
+    ] {
+        assert!(html.contains(kind), "index.html lacks the warning line {kind:?}");
+    }
+    // Generated sentences and ranks with ties.
+    for sentence in [
+        "<li>hello (c=50) at 1 core: rust-axum leads at 56,000 req/s [54,600–57,400], 1.09× the next (rust-tokio); 3 are tied for fifth, 2 for ninth; \
+         ruby-rails is last at 1,800 req/s, 31× below the leader; p99 ranges from 1.86 ms (rust-axum) to 55.1 ms (ruby-rails).</li>",
+        "<li>page (c=100) at 1 core: rust-axum leads at 475 req/s [474–475], 0.5% ahead of the next (rust-tokio);",
+        "<li>page (c=100) at 4 cores: rust-axum, rust-tokio and go-tcp are tied for first at 491–492 req/s;",
+        "; ⚠ the load generator was the limit for rust-axum and rust-tokio (see Warnings).</li>",
+    ] {
+        assert!(html.contains(sentence), "index.html lacks the sentence {sentence:?}");
+    }
+    assert!(html.contains("<td class=\"num gs\">=1</td>"), "a shared first rank");
+    assert!(html.contains("<th colspan=\"3\" class=\"group gs\">4 cores</th>"), "core counts as column groups");
+
+    // One section per implementation, with its README.
+    for name in names.iter().chain(&["swift-vapor"]) {
+        assert!(html.contains(&format!("<summary>{name}: ")) || html.contains(&format!("<summary>{name} †: ")), "no section for {name}");
+        assert!(html.contains(&format!("<a href=\"../../impls/http/{name}/README.md\">")), "no README link for {name}");
+    }
+    assert!(html.contains("<h4>go-nethttp: every point (18)</h4>") && html.contains("<h4>go-nethttp: results</h4>"));
+
+    // Small multiples: one throughput and one latency chart per model and scenario; legends beside the plot.
+    let charts = legends(&html, &names);
+    assert_eq!(charts.len(), 2 * 2 * 6, "two scenarios, two kinds of chart, six models");
+    let mut named = std::collections::BTreeSet::new();
+    for (area, texts) in &charts {
+        assert!(!texts.is_empty() && texts.len() <= 6, "each small multiple names its model's implementations: {texts:?}");
+        for (name, x, y) in texts {
+            assert!(*x > area[2] || *y > area[3], "{name}'s legend entry at ({x},{y}) is inside the plot area {area:?}");
+            named.insert(*name);
+        }
+    }
+    assert_eq!(named.len(), 20, "every implementation is in some legend");
+
+    // On screen: the png decodes at the window's size and every implementation's colour is drawn.
+    let shot = kept.join("report-twenty.png");
+    let (w, h) = (1280, 5200);
+    let out = headless(&browser, &dir.path().join("profile-shot"), &["--hide-scrollbars", &format!("--window-size={w},{h}"), &format!("--screenshot={}", shot.display())], &page);
+    assert!(shot.exists(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+    let image = decode(&shot);
+    assert_eq!((image.width, image.height), (w, h));
+    let models: Vec<(&str, Model)> = results::TWENTY.iter().map(|t| (t.0, serde_json::from_value(serde_json::json!(t.3)).unwrap())).chain([("swift-vapor", Model::AsyncTasks)]).collect();
+    let p = palette(&models);
+    let drawn: Vec<(&str, usize)> = names.iter().map(|n| (*n, image.count(rgb(&p, n)))).collect();
+    assert!(drawn.iter().all(|(_, px)| *px >= 40), "every implementation's colour should be on the screenshot: {drawn:?}");
 }

@@ -46,18 +46,28 @@ fn the_report_says_what_a_reader_must_not_miss() {
     let id = results::write_db(&db);
     let data = concur::store::Store::open_existing(&db).unwrap().load_run(id).unwrap();
     let md = concur::report::render(data).markdown;
+    let (glance, warnings, results) = (md.find("## At a glance"), md.find("**Warnings ("), md.find("## Results by scenario"));
+    assert!(glance.is_some() && glance < warnings && warnings < results, "the ranking comes first, then the warnings, then the results");
     for needle in [
         "gamma was not measured (failed): `concur verify` failed 1 check(s)",
         "delta was not measured (unavailable): java not on PATH",
         "beta/hello/cores=2/c=50/r1: generator saturated: sharing the server's CPUs, the load generator took 35% of them and the server 60% (together 95%)",
         "beta/page/cores=2/c=100/r3: not measured: the server exited during the measurement",
-        "| 1 | 10,200 ±1% ≈ | 10,300 ±1% |",
+        "| alpha | 10,200 ±1% ≈ | 20,200 ±<1% |",
+        "| beta † | 10,300 ±1% | 10,300 ±1% ⚠3 |",
         "| 50% | 66% | 75% | 80% | 90% | 95% | 98% | 99% | 100% |",
         "latency in ms (avg/stdev/max)",
-        "| Event based asynchronous programming | No | Yes | — | — |",
+        "| alpha | Go | Yes | Yes | No | Yes | Yes |",
         "beta was measured with known deviations: pipelining: beta 1.0 closes the connection when a pipelined request arrives before the previous response is sent (beta/runtime#123)",
         "| verified, measured; known deviations: pipelining: beta 1.0 closes",
-        "| server cores | alpha | beta † |",
+        "| implementation | 1 core | 2 cores |",
+        "- hello (c=50) at 1 core: beta † and alpha are tied for first at 10,200–10,300 req/s;",
+        "- hello (c=50) at 2 cores: alpha leads at 20,200 req/s [20,100–20,300], 2.0× the next (beta †);",
+        "| alpha | green-threads | =1 | 10,200 [10,100–10,300] | 3.96 | 1 | 20,200 [20,100–20,300] | 1.98 |",
+        "**generator saturated in 3 points: beta 3**",
+        "**2 implementations not measured: delta (unavailable), gamma (failed)**",
+        "[How it works: impls/http/beta/README.md](../../impls/http/beta/README.md)",
+        "| hello (c=50) | 2 cores | 2 of 2 | 10,300 [10,175–10,425] ⚠3 | 3.25 | 5.94 | 44.0 | 60% |",
         "†: measured with known deviations from the contract",
     ] {
         assert!(md.contains(needle), "summary.md lacks {needle:?}:\n{md}");

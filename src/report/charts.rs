@@ -4,38 +4,48 @@
 //! Figure 3 (p50 dashed and p99 solid latency against cores, on a log
 //! scale since the two differ by orders of magnitude). Core counts sit at
 //! equal steps, as the thesis' doubling sweep reads best.
+//!
+//! Up to [`MAX_LINES`] implementations share one chart. More become small
+//! multiples: one small chart per concurrency model, all on the same axes,
+//! each with the other models' lines in faint grey behind its own, so that
+//! twenty lines stay readable and still comparable. Styles and the legend
+//! beside the plot come from `palette`.
 
-use super::model::{Group, Model};
+use super::model::{Cell, Group, Model};
+use super::palette::{self, Entry, FAINT, FONT, Fallible, Style};
 use super::spread::Summary;
+use plotters::coord::Shift;
 use plotters::coord::ranged1d::{SegmentValue, SegmentedCoord, ValueFormatter};
 use plotters::coord::types::RangedCoordu32;
 use plotters::prelude::*;
 
-/// Series colours (Tableau 10): an implementation keeps its colour in every chart.
-pub const PALETTE: [RGBColor; 10] = [
-    RGBColor(0x4e, 0x79, 0xa7),
-    RGBColor(0xf2, 0x8e, 0x2b),
-    RGBColor(0xe1, 0x57, 0x59),
-    RGBColor(0x76, 0xb7, 0xb2),
-    RGBColor(0x59, 0xa1, 0x4f),
-    RGBColor(0xed, 0xc9, 0x48),
-    RGBColor(0xb0, 0x7a, 0xa1),
-    RGBColor(0xff, 0x9d, 0xa7),
-    RGBColor(0x9c, 0x75, 0x5f),
-    RGBColor(0xba, 0xb0, 0xac),
-];
-
-const SIZE: (u32, u32) = (560, 360);
-const FONT: &str = "sans-serif";
-
-pub fn colour(model: &Model, name: &str) -> RGBColor {
-    PALETTE[model.series_index(name) % PALETTE.len()]
-}
+/// More implementations than this in one chart and it becomes small multiples.
+pub const MAX_LINES: usize = 8;
+/// One chart holding every implementation (two fit side by side on the page).
+const FULL: (u32, u32) = (580, 340);
+/// One model's chart among small multiples (three fit side by side).
+const SMALL: (u32, u32) = (380, 260);
 
 /// One implementation's line: (index of core count, summary).
 type Series = Vec<(u32, Summary)>;
 
-fn series(model: &Model, g: &Group, pick: impl Fn(&super::model::Cell) -> Option<Summary>) -> Vec<(String, Series)> {
+struct Line {
+    name: String,
+    label: String,
+    style: Style,
+    points: Series,
+}
+
+/// One chart's worth of lines: its own, and the others drawn faint behind them.
+struct Panel {
+    caption: String,
+    size: (u32, u32),
+    font: u32,
+    lines: Vec<Line>,
+    behind: Vec<Series>,
+}
+
+fn lines(model: &Model, g: &Group, pick: impl Fn(&Cell) -> Option<Summary>) -> Vec<(String, Series)> {
     model
         .measured
         .iter()
@@ -47,65 +57,108 @@ fn series(model: &Model, g: &Group, pick: impl Fn(&super::model::Cell) -> Option
         .collect()
 }
 
+/// One panel with every line, or one per concurrency model when there are too many.
+fn panels(model: &Model, all: &[(String, Series)], caption: &str) -> Vec<Panel> {
+    let line = |(name, pts): &(String, Series)| Line { name: name.clone(), label: model.label(name), style: model.palette.style(name), points: pts.clone() };
+    if all.len() <= MAX_LINES {
+        return vec![Panel { caption: caption.to_string(), size: FULL, font: 15, lines: all.iter().map(line).collect(), behind: vec![] }];
+    }
+    let of = |name: &str| model.palette.model(name);
+    let mut out: Vec<Panel> = palette::MODELS
+        .iter()
+        .filter(|m| all.iter().any(|(n, _)| of(n) == Some(**m)))
+        .map(|&m| panel_of(all, caption, m.as_str(), |n| of(n) == Some(m), &line))
+        .collect();
+    if all.iter().any(|(n, _)| of(n).is_none()) {
+        out.push(panel_of(all, caption, "model unknown", |n| of(n).is_none(), &line));
+    }
+    out
+}
+
+fn panel_of(all: &[(String, Series)], caption: &str, which: &str, mine: impl Fn(&str) -> bool, line: &dyn Fn(&(String, Series)) -> Line) -> Panel {
+    Panel {
+        caption: format!("{which}: {caption}"),
+        size: SMALL,
+        font: 14,
+        lines: all.iter().filter(|(n, _)| mine(n)).map(line).collect(),
+        behind: all.iter().filter(|(n, _)| !mine(n)).map(|(_, s)| s.clone()).collect(),
+    }
+}
+
+fn entries(p: &Panel, extra: Vec<Entry>) -> Vec<Entry> {
+    let mut out: Vec<Entry> = p.lines.iter().map(|l| Entry::series(l.label.clone(), l.style)).collect();
+    out.extend(extra);
+    if !p.behind.is_empty() {
+        out.push(Entry::key("other models", FAINT, false));
+    }
+    out
+}
+
 /// Figure 2: successful requests per second against server cores.
-pub fn throughput(model: &Model, g: &Group) -> String {
-    let lines = series(model, g, |c| c.throughput);
-    // Headroom above the highest point keeps the legend clear of the lines.
-    let top = lines.iter().flat_map(|(_, s)| s.iter().map(|(_, v)| v.max)).fold(0.0, f64::max).max(1.0) * 1.3;
-    draw(|area| {
-        let mut chart = ChartBuilder::on(&area)
-            .caption(format!("{}: successful requests/s", g.title()), (FONT, 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x_range(g).into_segmented(), 0f64..top)?;
-        mesh(&mut chart, g, "requests/s")?;
-        for (name, pts) in &lines {
-            let c = colour(model, name);
-            let at = |(i, _): &(u32, Summary), v: f64| (SegmentValue::CenterOf(*i), v);
-            chart
-                .draw_series(LineSeries::new(pts.iter().map(|p| at(p, p.1.median)), c.stroke_width(2)))?
-                .label(model.label(name))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
-            chart.draw_series(pts.iter().map(|p| Circle::new(at(p, p.1.median), 4, c.filled())))?;
-            chart.draw_series(pts.iter().filter(|p| p.1.n > 1).map(|p| PathElement::new(vec![at(p, p.1.min), at(p, p.1.max)], c.stroke_width(1))))?;
-        }
-        legend(&mut chart)
-    })
+pub fn throughput(model: &Model, g: &Group) -> Vec<String> {
+    let all = lines(model, g, |c| c.throughput);
+    let top = all.iter().flat_map(|(_, s)| s.iter().map(|(_, v)| v.max)).fold(0.0, f64::max).max(1.0) * 1.08;
+    let caption = if all.len() > MAX_LINES { "requests/s".to_string() } else { format!("{}: successful requests/s", g.title()) };
+    panels(model, &all, &caption)
+        .iter()
+        .map(|p| {
+            palette::framed(p.size, &p.caption, p.font, &entries(p, vec![]), |area| {
+                let mut chart = builder(area, p.font).build_cartesian_2d(x_range(g).into_segmented(), 0f64..top)?;
+                mesh(&mut chart, g, "requests/s", p.font)?;
+                let at = |(i, _): &(u32, Summary), v: f64| (SegmentValue::CenterOf(*i), v);
+                for pts in &p.behind {
+                    chart.draw_series(LineSeries::new(pts.iter().map(|q| at(q, q.1.median)), FAINT.stroke_width(1)))?;
+                }
+                for l in &p.lines {
+                    let c = l.style.colour;
+                    chart.draw_series(LineSeries::new(l.points.iter().map(|q| at(q, q.1.median)), c.stroke_width(2)))?;
+                    chart.draw_series(l.points.iter().filter(|q| q.1.n > 1).map(|q| PathElement::new(vec![at(q, q.1.min), at(q, q.1.max)], c.stroke_width(1))))?;
+                    palette::markers(&mut chart, l.style, l.points.iter().map(|q| at(q, q.1.median)).collect(), 4)?;
+                }
+                Ok(chart.plotting_area().get_pixel_range())
+            })
+        })
+        .collect()
 }
 
 /// Figure 3: p50 (dashed) and p99 (solid) latency against server cores.
-pub fn latency(model: &Model, g: &Group) -> String {
-    let p50 = series(model, g, |c| c.p50_ms);
-    let p99 = series(model, g, |c| c.p99_ms);
+pub fn latency(model: &Model, g: &Group) -> Vec<String> {
+    let p50 = lines(model, g, |c| c.p50_ms);
+    let p99 = lines(model, g, |c| c.p99_ms);
     let all = || p50.iter().chain(&p99).flat_map(|(_, s)| s.iter().map(|(_, v)| v.median.max(0.001)));
     let lo = all().fold(f64::INFINITY, f64::min).min(1.0) / 1.5;
-    let max = all().fold(0.0, f64::max).max(lo * 10.0);
-    let hi = max * ((max / lo).ln() * 0.35).exp();
-    draw(|area| {
-        let mut chart = ChartBuilder::on(&area)
-            .caption(format!("{}: latency p50 (dashed) and p99 (solid)", g.title()), (FONT, 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x_range(g).into_segmented(), (lo..hi).log_scale())?;
-        mesh(&mut chart, g, "milliseconds (log scale)")?;
-        let at = |(i, s): &(u32, Summary)| (SegmentValue::CenterOf(*i), s.median.max(lo));
-        for (name, pts) in &p99 {
-            let c = colour(model, name);
-            chart
-                .draw_series(LineSeries::new(pts.iter().map(at), c.stroke_width(2)))?
-                .label(model.label(name))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
-            chart.draw_series(pts.iter().map(|p| Circle::new(at(p), 4, c.filled())))?;
-        }
-        for (name, pts) in &p50 {
-            let c = colour(model, name);
-            chart.draw_series(DashedLineSeries::new(pts.iter().map(at), 6, 4, c.stroke_width(2)))?;
-            chart.draw_series(pts.iter().map(|p| Circle::new(at(p), 3, c.stroke_width(2))))?;
-        }
-        legend(&mut chart)
-    })
+    let hi = all().fold(0.0, f64::max).max(lo * 10.0) * 1.5;
+    let caption = if p99.len() > MAX_LINES { "latency p50 (dashed), p99".to_string() } else { format!("{}: latency p50 (dashed) and p99 (solid)", g.title()) };
+    let p50_of = |name: &str| p50.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()).unwrap_or_default();
+    panels(model, &p99, &caption)
+        .iter()
+        .map(|p| {
+            let keys = vec![Entry::key_grey("p99", false), Entry::key_grey("p50", true)];
+            palette::framed(p.size, &p.caption, p.font, &entries(p, keys), |area| {
+                let mut chart = builder(area, p.font).build_cartesian_2d(x_range(g).into_segmented(), (lo..hi).log_scale())?;
+                mesh(&mut chart, g, "ms (log scale)", p.font)?;
+                let at = |(i, s): &(u32, Summary)| (SegmentValue::CenterOf(*i), s.median.max(lo));
+                for pts in &p.behind {
+                    chart.draw_series(LineSeries::new(pts.iter().map(at), FAINT.stroke_width(1)))?;
+                }
+                for l in &p.lines {
+                    let c = l.style.colour;
+                    chart.draw_series(LineSeries::new(l.points.iter().map(at), c.stroke_width(2)))?;
+                    palette::markers(&mut chart, l.style, l.points.iter().map(at).collect(), 4)?;
+                    let median = p50_of(&l.name);
+                    chart.draw_series(DashedLineSeries::new(median.iter().map(at), 6, 4, c.stroke_width(2)))?;
+                    palette::markers(&mut chart, l.style, median.iter().map(at).collect(), 3)?;
+                }
+                Ok(chart.plotting_area().get_pixel_range())
+            })
+        })
+        .collect()
+}
+
+fn builder<'a, 'b>(area: &'a DrawingArea<SVGBackend<'b>, Shift>, font: u32) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(area);
+    b.margin(8).margin_right(14).x_label_area_size(font * 5 / 2).y_label_area_size(font * 4);
+    b
 }
 
 /// One segment per core count (plotters' integer ranges include their end).
@@ -114,9 +167,8 @@ fn x_range(g: &Group) -> std::ops::Range<u32> {
 }
 
 type Chart<'a, 'b, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<SegmentedCoord<RangedCoordu32>, Y>>;
-type Fallible = Result<(), Box<dyn std::error::Error>>;
 
-fn mesh<Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(chart: &mut Chart<'_, '_, Y>, g: &Group, y_desc: &str) -> Fallible {
+fn mesh<Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(chart: &mut Chart<'_, '_, Y>, g: &Group, y_desc: &str, font: u32) -> Fallible {
     let cores = g.cores.clone();
     chart
         .configure_mesh()
@@ -130,34 +182,10 @@ fn mesh<Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(chart: &mut Chart<'_, 
             _ => String::new(),
         })
         .y_label_formatter(&|v| short(*v))
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
+        .label_style((FONT, font))
+        .axis_desc_style((FONT, font + 1))
         .draw()?;
     Ok(())
-}
-
-fn legend<'a, 'b: 'a, Y: Ranged<ValueType = f64>>(chart: &mut Chart<'a, 'b, Y>) -> Fallible {
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .label_font((FONT, 13))
-        .draw()?;
-    Ok(())
-}
-
-/// Renders into an SVG string; a drawing error becomes a visible note, not a failed report.
-fn draw(f: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Fallible) -> String {
-    let mut svg = String::new();
-    let result = {
-        let area = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        area.fill(&WHITE).map_err(|e| e.to_string()).and_then(|()| f(area.clone()).map_err(|e| e.to_string())).and_then(|()| area.present().map_err(|e| e.to_string()))
-    };
-    match result {
-        Ok(()) => svg,
-        Err(e) => format!("<p class=\"note\">chart not drawn: {}</p>", super::table::escape(&e)),
-    }
 }
 
 /// Axis numbers: `12k`, `1.5M`, `250`, `0.5`.

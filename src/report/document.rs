@@ -1,10 +1,13 @@
 //! The report's content, in order, as blocks that both renderings walk:
 //! index.html shows the charts, summary.md the same text and tables without
-//! them. Deciding what goes where happens once, here.
+//! them. Deciding what goes where happens once, here: the headline, the
+//! ranking at a glance, the warnings grouped by kind, the results by
+//! scenario, memory, the implementations compared and then one by one, and
+//! where the run ran.
 
 use super::model::{Group, Model};
 use super::table::Table;
-use super::{charts, context, features, tables};
+use super::{charts, context, features, glance, implementation, tables, warnings};
 
 pub enum Block {
     Heading(u8, String),
@@ -13,20 +16,16 @@ pub enum Block {
     /// Inline SVG; summary.md leaves it out.
     Chart(String),
     List(Vec<String>),
+    /// A paragraph holding one link, relative to the report's folder.
+    Link { text: String, href: String },
     /// Folded in HTML (open when short), a plain section in Markdown.
     Details { summary: String, open: bool, body: Vec<Block> },
 }
 
-/// A list longer than this starts folded in the HTML.
-const FOLD_AFTER: usize = 12;
-
 pub fn build(model: &Model) -> Vec<Block> {
     let mut doc = vec![Block::Heading(1, format!("Concur report: run {} ({} profile)", model.run.id, model.run.profile)), Block::Para(headline(model))];
-    let warnings = context::warnings(model);
-    if !warnings.is_empty() {
-        let summary = format!("Warnings ({})", warnings.len());
-        doc.push(Block::Details { summary, open: warnings.len() <= FOLD_AFTER, body: vec![Block::List(warnings)] });
-    }
+    doc.extend(glance::blocks(model));
+    doc.extend(warnings_block(model));
     doc.push(Block::Heading(2, "Results by scenario".into()));
     if model.groups.is_empty() {
         doc.push(Block::Para("This run holds no measured point yet.".into()));
@@ -44,13 +43,24 @@ pub fn build(model: &Model) -> Vec<Block> {
     doc.push(Block::Table(features::thesis_table3(model)));
     doc.push(Block::Table(features::thesis_table4(model)));
     doc.push(Block::Table(features::sac_table1(model)));
+    doc.extend(implementation::blocks(model));
     doc.push(Block::Heading(2, "Where it ran".into()));
     doc.push(Block::Table(context::environment(model)));
-    if !model.points.is_empty() {
-        let body = vec![Block::Table(tables::all_points(model))];
-        doc.push(Block::Details { summary: format!("Every point ({})", model.points.len()), open: false, body });
-    }
     doc
+}
+
+/// One line per kind of warning, its sentences folded beneath it; the box is open.
+fn warnings_block(model: &Model) -> Option<Block> {
+    let kinds = warnings::kinds(model);
+    if kinds.is_empty() {
+        return None;
+    }
+    let summary = format!("Warnings ({} in {} kind(s))", warnings::count(&kinds), kinds.len());
+    let body = kinds
+        .into_iter()
+        .map(|k| if k.details.is_empty() { Block::Para(k.summary) } else { Block::Details { summary: k.summary, open: false, body: vec![Block::List(k.details)] } })
+        .collect();
+    Some(Block::Details { summary, open: true, body })
 }
 
 fn headline(model: &Model) -> String {
@@ -74,8 +84,8 @@ fn scenario(model: &Model, g: &Group, doc: &mut Vec<Block>) {
     if !g.description.is_empty() {
         doc.push(Block::Para(g.description.clone()));
     }
-    doc.push(Block::Chart(charts::throughput(model, g)));
-    doc.push(Block::Chart(charts::latency(model, g)));
+    doc.extend(charts::throughput(model, g).into_iter().map(Block::Chart));
+    doc.extend(charts::latency(model, g).into_iter().map(Block::Chart));
     doc.push(Block::Table(tables::throughput(model, g)));
     doc.push(Block::Table(tables::latency(model, g)));
     match g.scenario.as_str() {

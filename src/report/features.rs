@@ -10,19 +10,19 @@ use crate::store::ImplRecord;
 type YesNo = (&'static str, fn(&ImplRecord) -> Option<bool>);
 type Words = (&'static str, fn(&ImplRecord) -> Option<String>);
 
-/// Thesis Table 3: yes/no concurrency features, one column per implementation.
+/// Thesis Table 3: yes/no concurrency features, one row per implementation.
 pub fn thesis_table3(model: &Model) -> Table {
-    let rows: [YesNo; 5] = [
+    let columns: [YesNo; 5] = [
         ("Multi-threading", |i| i.manifest.features.multithreading),
         ("Lightweight threading", |i| i.manifest.features.lightweight_threads),
         ("Event based asynchronous programming", |i| i.manifest.features.event_based),
         ("Explicit concurrency", |i| i.manifest.features.explicit_concurrency),
         ("Mutable variables", |i| i.manifest.features.mutable_variables),
     ];
-    let mut t = by_feature(model, "Language feature comparison (thesis Table 3)");
-    for (feature, get) in rows {
-        let mut row = vec![feature.to_string()];
-        row.extend(model.implementations.iter().map(|i| get(i).map_or("—", |b| if b { "Yes" } else { "No" }).to_string()));
+    let mut t = by_implementation("Language feature comparison (thesis Table 3)", columns.iter().map(|c| c.0));
+    for i in &model.implementations {
+        let mut row = vec![i.name.clone(), i.manifest.language.clone()];
+        row.extend(columns.iter().map(|(_, get)| get(i).map_or("—", |b| if b { "Yes" } else { "No" }).to_string()));
         t.row(row);
     }
     t
@@ -30,14 +30,14 @@ pub fn thesis_table3(model: &Model) -> Table {
 
 /// Thesis Table 4: how concurrent units communicate and how errors travel.
 pub fn thesis_table4(model: &Model) -> Table {
-    let rows: [Words; 2] = [
+    let columns: [Words; 2] = [
         ("Inter-process communication method", |i| i.manifest.features.communication.clone()),
         ("Error handling", |i| i.manifest.features.error_handling.clone()),
     ];
-    let mut t = by_feature(model, "Additional language features (thesis Table 4)");
-    for (feature, get) in rows {
-        let mut row = vec![feature.to_string()];
-        row.extend(model.implementations.iter().map(|i| capitalise(&get(i).unwrap_or_else(|| "—".into()))));
+    let mut t = by_implementation("Additional language features (thesis Table 4)", columns.iter().map(|c| c.0));
+    for i in &model.implementations {
+        let mut row = vec![i.name.clone(), i.manifest.language.clone()];
+        row.extend(columns.iter().map(|(_, get)| capitalise(&get(i).unwrap_or_else(|| "—".into()))));
         t.row(row);
     }
     t
@@ -63,10 +63,11 @@ pub fn sac_table1(model: &Model) -> Table {
     t
 }
 
-fn by_feature(model: &Model, title: &str) -> Table {
-    let mut header = vec!["feature".to_string()];
-    header.extend(model.implementations.iter().map(|i| format!("{} ({})", i.manifest.language, i.name)));
-    Table { header, ..Table::new(title, &[]) }.labels(model.implementations.len() + 1)
+/// The thesis printed implementations as columns; with twenty they are rows.
+fn by_implementation<'a>(title: &str, features: impl Iterator<Item = &'a str>) -> Table {
+    let header: Vec<String> = ["implementation", "language"].into_iter().chain(features).map(str::to_string).collect();
+    let width = header.len();
+    Table { header, ..Table::new(title, &[]) }.labels(width)
 }
 
 fn capitalise(s: &str) -> String {

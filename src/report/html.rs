@@ -9,11 +9,13 @@ body { font: 15px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; color: 
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #ddd; } h3 { margin-top: 2rem; } h4 { margin: 1.2rem 0 .3rem; }
 table { border-collapse: collapse; margin: .4rem 0 1rem; font-size: 13.5px; }
 th, td { border: 1px solid #ddd; padding: .25rem .55rem; vertical-align: top; }
-th { background: #f4f4f4; text-align: left; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th { background: #f4f4f4; text-align: left; } th.num { text-align: right; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 p.note { color: #555; font-size: 13px; margin: .2rem 0; max-width: 60rem; }
 .charts { display: flex; flex-wrap: wrap; gap: 1rem; } .charts svg { border: 1px solid #eee; max-width: 100%; height: auto; }
 details { margin: 1rem 0; } summary { cursor: pointer; font-weight: 600; }
 details.warnings { background: #fff8e6; border: 1px solid #f0d48a; padding: .5rem 1rem; }
+details details, details.warnings > p { margin: .3rem 0 .3rem 1rem; } details details > summary { font-weight: normal; }
+th.group { text-align: center; background: #ebebeb; } .gs { border-left: 2px solid #999; } td.nw { white-space: nowrap; }
 ";
 
 pub fn render(blocks: &[Block], title: &str) -> String {
@@ -48,6 +50,7 @@ fn write_block(block: &Block, out: &mut String) {
         Block::Heading(level, text) => out.push_str(&format!("<h{level}>{}</h{level}>\n", escape(text))),
         Block::Para(text) => out.push_str(&format!("<p>{}</p>\n", escape(text))),
         Block::Table(t) => out.push_str(&t.html()),
+        Block::Link { text, href } => out.push_str(&format!("<p><a href=\"{}\">{}</a></p>\n", escape(href), escape(text))),
         Block::Chart(svg) => out.push_str(svg),
         Block::List(items) => {
             out.push_str("<ul>\n");

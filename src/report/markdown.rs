@@ -28,6 +28,7 @@ fn write(block: &Block, out: &mut String) {
         Block::Heading(level, text) => out.push_str(&format!("{} {text}\n\n", "#".repeat(*level as usize))),
         Block::Para(text) => out.push_str(&format!("{text}\n\n")),
         Block::Table(t) => out.push_str(&t.markdown()),
+        Block::Link { text, href } => out.push_str(&format!("[{text}]({href})\n\n")),
         Block::Chart(_) => {}
         Block::List(items) => {
             for item in items {

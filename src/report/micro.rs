@@ -9,6 +9,7 @@
 
 use super::document::Block;
 use super::micro_charts::{self, Line, Spec};
+use super::palette::Palette;
 use super::table::{Table, mib, thousands};
 use crate::store::micro::{MicroRecord, MicroStatus, SearchRecord};
 use crate::store::{ImplRecord, RunInfo, Store};
@@ -119,8 +120,9 @@ fn values(d: &MicroData, bench: &str, get: impl Fn(&MicroRecord) -> Option<u64>)
     v
 }
 
-fn colour(names: &[String], name: &str) -> usize {
-    names.iter().position(|n| n == name).unwrap_or(0)
+/// The HTTP charts' palette: each implementation's hue from its concurrency model.
+fn palette(d: &MicroData) -> Palette {
+    Palette::new(d.implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)))
 }
 
 fn ns(v: Option<f64>) -> String {
@@ -141,9 +143,10 @@ fn latency(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
     }
     doc.push(Block::Heading(3, "Message latency (paper Figure 3; Savina PingPong)".into()));
     doc.push(Block::Para("PingPing: two processes exchange a fresh payload of S bytes simultaneously, R times; nanoseconds per exchange. PingPong: one small round trip at a time.".into()));
+    let palette = palette(d);
     let line = |name: &str, bench: &str, reps: &[u64], size: Option<u64>| Line {
         name: name.to_string(),
-        colour: colour(names, name),
+        style: palette.style(name),
         points: reps
             .iter()
             .filter_map(|&r| median(d, name, bench, None, |x| x.params.reps == Some(r) && (size.is_none() || x.params.size == size), |x| x.ns_per_op).map(|v| (r as f64, v)))
@@ -184,18 +187,19 @@ fn spawn(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
         return;
     }
     doc.push(Block::Heading(3, "Spawn time and maximum processes (paper Figure 4)".into()));
-    doc.push(Block::Para("Time until N dormant processes have each sent their acknowledgement (every process has run), from spawn and from the maximum-processes search's steps; the triangle marks the largest N that ran.".into()));
+    doc.push(Block::Para("Time until N dormant processes have each sent their acknowledgement (every process has run), from spawn and from the maximum-processes search's steps; the ring marks the largest N that ran.".into()));
     let elapsed_s = |n: &str, at: u64| {
         median(d, n, "spawn", None, |x| x.params.procs == Some(at), |x| x.elapsed_ns.map(|e| e as f64 / 1e9))
             .or_else(|| median(d, n, "maxprocs", None, |x| x.params.procs == Some(at), |x| x.elapsed_ns.map(|e| e as f64 / 1e9)))
     };
+    let palette = palette(d);
     let lines = names
         .iter()
         .map(|n| {
             let points: Vec<(f64, f64)> = ns_all.iter().filter_map(|&at| elapsed_s(n, at).map(|v| (at as f64, v))).collect();
             let best = d.searches.iter().filter(|s| &s.implementation == n).filter_map(|s| s.largest_n).max();
             let mark = best.and_then(|b| elapsed_s(n, b).map(|v| (b as f64, v, format!("max {}", short(b)))));
-            Line { name: n.clone(), colour: colour(names, n), points, mark }
+            Line { name: n.clone(), style: palette.style(n), points, mark }
         })
         .filter(|l| !l.points.is_empty())
         .collect();
@@ -243,12 +247,13 @@ fn pairs(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
     }
     doc.push(Block::Heading(3, "Throughput of communicating pairs (paper Figure 5)".into()));
     doc.push(Block::Para("P pairs bounce small messages for D seconds; every ping and every pong counts as a message.".into()));
+    let palette = palette(d);
     let mps = |n: &str, c: u64, p: u64| median(d, n, "pairs", Some(c as u32), |x| x.params.pairs == Some(p), |x| x.messages_per_s);
     for &c in &cores {
         let title = format!("Pairs on {c} core(s)");
         let lines = names
             .iter()
-            .map(|n| Line { name: n.clone(), colour: colour(names, n), points: ps.iter().filter_map(|&p| mps(n, c, p).map(|v| (p as f64, v))).collect(), mark: None })
+            .map(|n| Line { name: n.clone(), style: palette.style(n), points: ps.iter().filter_map(|&p| mps(n, c, p).map(|v| (p as f64, v))).collect(), mark: None })
             .filter(|l| !l.points.is_empty())
             .collect();
         doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "pairs P", y_desc: "messages/s", log_y: false, lines })));
@@ -290,4 +295,77 @@ fn idle(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
         t.row(row);
     }
     doc.push(Block::Table(t));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::impls::manifest;
+    use crate::store::micro::MicroParams;
+    use crate::store::{Environment, ImplStatus, RunStatus};
+
+    fn implementation(name: &str, model: &str) -> ImplRecord {
+        let text = format!("name = \"{name}\"\nlanguage = \"x\"\nruntime = \"x\"\nversion = \"true\"\nframework = \"none\"\nmodel = \"{model}\"\n[start]\ncommand = \"./p\"\n");
+        let manifest = manifest::parse(std::path::Path::new("concur.toml"), &text, name).unwrap();
+        ImplRecord { name: name.into(), status: ImplStatus::Verified, reason: None, version: String::new(), manifest, known_failures: vec![] }
+    }
+
+    fn pairs(name: &str, p: u64, mps: f64) -> MicroRecord {
+        MicroRecord {
+            key: format!("{name}/pairs/P={p}/cores=2/r1"),
+            implementation: name.into(),
+            bench: "pairs".into(),
+            params: MicroParams { pairs: Some(p), ..Default::default() },
+            cores: 2,
+            repeat: 1,
+            started_at: String::new(),
+            status: MicroStatus::Ok,
+            reason: None,
+            exit_code: Some(0),
+            signal: None,
+            wall_s: 1.0,
+            ops: None,
+            elapsed_ns: None,
+            ns_per_op: None,
+            messages_per_s: Some(mps),
+            min_pair_round_trips: None,
+            peak_rss_bytes: 1 << 20,
+            group_rss_peak_bytes: 1 << 20,
+            os_processes_max: 1,
+            baseline_rss_bytes: None,
+            bytes_per_proc: None,
+            line: None,
+            stderr_tail: String::new(),
+        }
+    }
+
+    /// The complaint: in the micro charts c-pthreads and rust-tokio were two similar colours.
+    #[test]
+    fn c_pthreads_and_rust_tokio_are_drawn_in_their_models_hues() {
+        let run = RunInfo {
+            id: 1,
+            started_at: String::new(),
+            finished_at: None,
+            status: RunStatus::Finished,
+            profile: "micro:quick".into(),
+            plan_key: String::new(),
+            plan: serde_json::json!({}),
+            environment: Environment::default(),
+            notes: vec![],
+        };
+        let names = [("c-pthreads", "os-threads"), ("erlang", "actors"), ("go", "green-threads"), ("rust-tokio", "async-tasks")];
+        let results = names.iter().flat_map(|(n, _)| [pairs(n, 1, 2e6), pairs(n, 8, 5e6)]).collect();
+        let d = MicroData { run, implementations: names.iter().map(|(n, m)| implementation(n, m)).collect(), results, searches: vec![] };
+        let svg = blocks(&d).into_iter().find_map(|b| if let Block::Chart(svg) = b { Some(svg) } else { None }).expect("a pairs chart");
+        let p = palette(&d);
+        let hex = |n: &str| {
+            let c = p.style(n).colour;
+            format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+        };
+        assert_ne!(hex("c-pthreads"), hex("rust-tokio"));
+        for (n, _) in names {
+            assert!(svg.contains(&format!("stroke=\"{}\"", hex(n))), "{n}'s line is not drawn in {}:\n{svg}", hex(n));
+        }
+        assert!(svg.contains("data-plot-area="), "the legend is laid out beside the plot");
+    }
 }

@@ -2,19 +2,21 @@
 //! HTTP charts: one line per implementation over a logarithmic x axis
 //! (repetitions, processes, pairs all grow by decades or doublings), with a
 //! logarithmic y axis where values span decades (latency, spawn time).
+//! Colours, markers and the legend beside the plot are the HTTP charts'
+//! (`palette`): an implementation's concurrency model picks its hue.
 
-use super::charts::PALETTE;
+use super::palette::{self, Entry, FONT, Fallible, Style};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-const SIZE: (u32, u32) = (560, 360);
-const FONT: &str = "sans-serif";
+const SIZE: (u32, u32) = (580, 340);
 
 /// One implementation's line: (x, y) points, x ascending.
 pub struct Line {
     pub name: String,
-    /// Index into the palette: an implementation keeps its colour in every chart.
-    pub colour: usize,
+    /// An implementation keeps its style in every chart.
+    pub style: Style,
     pub points: Vec<(f64, f64)>,
     /// A point drawn large and labelled, e.g. the maximum processes reached.
     pub mark: Option<(f64, f64, String)>,
@@ -37,35 +39,25 @@ pub fn draw(spec: &Spec) -> String {
         return format!("<p class=\"note\">{}: no successful result to draw.</p>", super::table::escape(spec.title));
     }
     let (x_lo, x_hi) = (min(&xs) / 1.5, max(&xs) * 1.5);
-    let mut svg = String::new();
-    let result = {
-        let area = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        let drawn = area.fill(&WHITE).map_err(|e| e.to_string()).and_then(|()| {
-            if spec.log_y {
-                let (lo, hi) = (min(&ys) / 2.0, max(&ys) * 4.0);
-                plot(&area, spec, (x_lo..x_hi).log_scale(), (lo..hi).log_scale()).map_err(|e| e.to_string())
-            } else {
-                plot(&area, spec, (x_lo..x_hi).log_scale(), 0.0..max(&ys) * 1.35).map_err(|e| e.to_string())
-            }
-        });
-        drawn.and_then(|()| area.present().map_err(|e| e.to_string()))
-    };
-    match result {
-        Ok(()) => svg,
-        Err(e) => format!("<p class=\"note\">chart not drawn: {}</p>", super::table::escape(&e)),
-    }
+    let entries: Vec<Entry> = spec.lines.iter().map(|l| Entry::series(l.name.clone(), l.style)).collect();
+    palette::framed(SIZE, spec.title, 15, &entries, |area| {
+        if spec.log_y {
+            let (lo, hi) = (min(&ys) / 2.0, max(&ys) * 4.0);
+            plot(area, spec, (x_lo..x_hi).log_scale(), (lo..hi).log_scale())
+        } else {
+            plot(area, spec, (x_lo..x_hi).log_scale(), 0.0..max(&ys) * 1.1)
+        }
+    })
 }
 
-type Fallible = Result<(), Box<dyn std::error::Error>>;
-
-fn plot<X, Y>(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, spec: &Spec, x: X, y: Y) -> Fallible
+fn plot<X, Y>(area: &DrawingArea<SVGBackend, Shift>, spec: &Spec, x: X, y: Y) -> Fallible<palette::PlotRect>
 where
     X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
     Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
     X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
     Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
 {
-    let mut chart = ChartBuilder::on(area).caption(spec.title, (FONT, 17)).margin(12).x_label_area_size(36).y_label_area_size(64).build_cartesian_2d(x, y)?;
+    let mut chart = ChartBuilder::on(area).margin(8).margin_right(14).x_label_area_size(36).y_label_area_size(56).build_cartesian_2d(x, y)?;
     chart
         .configure_mesh()
         .light_line_style(WHITE)
@@ -77,20 +69,16 @@ where
         .axis_desc_style((FONT, 13))
         .draw()?;
     for line in &spec.lines {
-        let c = PALETTE[line.colour % PALETTE.len()];
-        chart
-            .draw_series(LineSeries::new(line.points.iter().copied(), c.stroke_width(2)))?
-            .label(line.name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
-        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+        let c = line.style.colour;
+        chart.draw_series(LineSeries::new(line.points.iter().copied(), c.stroke_width(2)))?;
+        palette::markers(&mut chart, line.style, line.points.clone(), 4)?;
         if let Some((x, y, label)) = &line.mark {
-            chart.draw_series(std::iter::once(TriangleMarker::new((*x, *y), 7, c.filled())))?;
+            chart.draw_series(std::iter::once(Circle::new((*x, *y), 8, c.stroke_width(2))))?;
             let style = (FONT, 11).into_font().color(&c).pos(Pos::new(HPos::Right, VPos::Bottom));
             chart.draw_series(std::iter::once(Text::new(label.clone(), (*x, *y), style)))?;
         }
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK.mix(0.3)).label_font((FONT, 12)).draw()?;
-    Ok(())
+    Ok(chart.plotting_area().get_pixel_range())
 }
 
 fn min(v: &[f64]) -> f64 {
@@ -131,7 +119,8 @@ mod tests {
 
     #[test]
     fn lines_and_marks_become_svg() {
-        let line = Line { name: "go".into(), colour: 0, points: vec![(1e3, 900.0), (1e5, 2500.0)], mark: Some((1e6, 3e4, "max 1M".into())) };
+        let style = Style { colour: RGBColor(1, 2, 3), marker: palette::Marker::Triangle };
+        let line = Line { name: "go".into(), style, points: vec![(1e3, 900.0), (1e5, 2500.0)], mark: Some((1e6, 3e4, "max 1M".into())) };
         let svg = spec(vec![line], true);
         assert!(svg.starts_with("<svg") && svg.contains("go") && svg.contains("max 1M"), "{svg}");
     }

@@ -14,14 +14,18 @@ mod context;
 mod document;
 pub mod export;
 mod features;
+mod glance;
 mod html;
+mod implementation;
 mod markdown;
 mod micro;
 mod micro_charts;
 pub mod model;
+pub mod palette;
 pub mod spread;
 mod table;
 mod tables;
+mod warnings;
 
 use crate::impls;
 use crate::store::{self, RunData, Store};

@@ -1,8 +1,9 @@
 //! The run's points grouped the way the report compares them: per scenario
 //! and load level, one cell per implementation and core count, holding the
-//! summaries over repeats and whether the cell is the best or within noise
-//! of it. Charts and tables only format what is here.
+//! summaries over repeats, whether the cell is the best or within noise
+//! of it, and its rank. Charts and tables only format what is here.
 
+use super::palette::Palette;
 use super::spread::Summary;
 use crate::stats::Latencies;
 use crate::store::{ImplRecord, KnownFailure, PointRecord, RunData, RunInfo};
@@ -24,6 +25,8 @@ pub struct Model {
     pub groups: Vec<Group>,
     /// Every point, in the order taken.
     pub points: Vec<PointRecord>,
+    /// Each implementation's colour and marker, by its concurrency model.
+    pub palette: Palette,
 }
 
 pub struct Group {
@@ -56,6 +59,12 @@ pub struct Cell {
     pub best: bool,
     /// Not the best, but its interval overlaps the best's.
     pub within_noise: bool,
+    /// 1 for the highest median throughput at this core count; a cell whose
+    /// interval overlaps the one ranked just above it shares that one's rank.
+    /// `None` when no repeat was measured.
+    pub rank: Option<usize>,
+    /// Another cell shares its rank.
+    pub tied: bool,
 }
 
 impl Model {
@@ -73,7 +82,8 @@ impl Model {
             }
         }
         let groups = keys.into_iter().map(|(scenario, level)| group(&data.run, &data.points, &measured, scenario, level)).collect();
-        Model { run: data.run, implementations, measured, groups, points: data.points }
+        let palette = Palette::new(implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)));
+        Model { run: data.run, implementations, measured, groups, points: data.points, palette }
     }
 
     /// The implementation's name as tables and legends show it: marked with
@@ -91,11 +101,6 @@ impl Model {
     pub fn any_known_deviations(&self) -> bool {
         self.measured.iter().any(|name| !self.known_deviations(name).is_empty())
     }
-
-    /// Index of an implementation among the measured ones (its colour).
-    pub fn series_index(&self, name: &str) -> usize {
-        self.measured.iter().position(|m| m == name).unwrap_or(0)
-    }
 }
 
 impl Group {
@@ -107,9 +112,27 @@ impl Group {
     pub fn title(&self) -> String {
         format!("{} ({})", self.scenario, self.level)
     }
+
+    /// The cells at `cores` that have a throughput, best first (by rank,
+    /// then by median within a shared rank).
+    pub fn ranked(&self, cores: u32) -> Vec<&Cell> {
+        let mut cells: Vec<&Cell> = self.cells.iter().filter(|c| c.cores == cores && c.rank.is_some()).collect();
+        cells.sort_by(|a, b| a.rank.cmp(&b.rank).then(b.median_throughput().total_cmp(&a.median_throughput())).then(a.implementation.cmp(&b.implementation)));
+        cells
+    }
+}
+
+/// `1 core`, `4 cores`.
+pub fn cores_text(k: u32) -> String {
+    if k == 1 { "1 core".into() } else { format!("{k} cores") }
 }
 
 impl Cell {
+    /// The median throughput, 0 when nothing was measured.
+    pub fn median_throughput(&self) -> f64 {
+        self.throughput.map_or(0.0, |t| t.median)
+    }
+
     /// The latencies of every repeat merged into one histogram.
     pub fn merged_latencies(&self) -> Option<Latencies> {
         let mut all = Latencies::new();
@@ -138,6 +161,7 @@ fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: S
             })
             .collect();
         mark_noise(&mut at_k);
+        rank(&mut at_k);
         cells.extend(at_k);
     }
     let description = run.plan.get("scenarios").and_then(|s| s.get(&scenario)).and_then(|d| d.as_str()).unwrap_or_default().to_string();
@@ -163,6 +187,8 @@ fn cell(name: &str, cores: u32, repeats: &[&PointRecord]) -> Cell {
         points: ok.into_iter().cloned().collect(),
         best: false,
         within_noise: false,
+        rank: None,
+        tied: false,
     }
 }
 
@@ -180,5 +206,57 @@ fn mark_noise(cells: &mut [Cell]) {
     for (i, c) in cells.iter_mut().enumerate() {
         c.best = i == best_i;
         c.within_noise = i != best_i && c.throughput.is_some_and(|t| t.within_noise(&best_t));
+    }
+}
+
+/// Ranks the cells of one core count by median throughput (ties in the
+/// median go by name, so the order is stable); a cell within noise of the one
+/// just above it shares that one's rank, so `1, 2, 2, 2, 5` reads "three
+/// tied for second".
+fn rank(cells: &mut [Cell]) {
+    let mut order: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].throughput.is_some()).collect();
+    let median = |i: usize| cells[i].median_throughput();
+    order.sort_by(|&a, &b| median(b).total_cmp(&median(a)).then_with(|| cells[a].implementation.cmp(&cells[b].implementation)));
+    let mut ranks = vec![0usize; order.len()];
+    for (pos, &i) in order.iter().enumerate() {
+        let above = pos.checked_sub(1).map(|p| order[p]);
+        let tied = above.is_some_and(|a| matches!((cells[i].throughput, cells[a].throughput), (Some(x), Some(y)) if x.within_noise(&y)));
+        ranks[pos] = if tied { ranks[pos - 1] } else { pos + 1 };
+    }
+    for (pos, &i) in order.iter().enumerate() {
+        cells[i].rank = Some(ranks[pos]);
+        cells[i].tied = ranks.iter().filter(|&&r| r == ranks[pos]).count() > 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(name: &str, values: &[f64]) -> Cell {
+        let mut c = super::cell(name, 1, &[]);
+        c.throughput = Summary::of(values);
+        c
+    }
+
+    #[test]
+    fn a_cell_within_noise_of_the_one_above_shares_its_rank() {
+        let mut cells = vec![
+            cell("slow", &[10.0, 11.0, 12.0]),
+            cell("b", &[100.0, 104.0, 98.0]),
+            cell("a", &[102.0, 99.0, 105.0]),
+            cell("fast", &[200.0, 201.0, 199.0]),
+            cell("failed", &[]),
+        ];
+        rank(&mut cells);
+        let ranks: Vec<(&str, Option<usize>, bool)> = cells.iter().map(|c| (c.implementation.as_str(), c.rank, c.tied)).collect();
+        assert_eq!(ranks, [("slow", Some(4), false), ("b", Some(2), true), ("a", Some(2), true), ("fast", Some(1), false), ("failed", None, false)]);
+    }
+
+    #[test]
+    fn single_repeats_are_never_tied() {
+        let mut cells = vec![cell("a", &[100.0]), cell("b", &[100.0])];
+        rank(&mut cells);
+        assert_eq!((cells[0].rank, cells[1].rank, cells[0].tied), (Some(1), Some(2), false));
     }
 }

@@ -14,6 +14,10 @@ pub struct Table {
     pub label_columns: usize,
     /// Other columns that hold text, not numbers.
     pub text_columns: Vec<usize>,
+    /// Names over runs of columns, left to right (`("2 cores", 3)`): a row
+    /// above the header in HTML, a prefix of each header in Markdown. Empty:
+    /// no groups.
+    pub groups: Vec<(String, usize)>,
 }
 
 impl Table {
@@ -36,6 +40,33 @@ impl Table {
         self
     }
 
+    pub fn group(mut self, name: impl Into<String>, span: usize) -> Table {
+        self.groups.push((name.into(), span));
+        self
+    }
+
+    /// The header as Markdown shows it: each column's group before its name.
+    fn flat_header(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for (group, span) in &self.groups {
+            names.extend(std::iter::repeat_n(group.as_str(), *span));
+        }
+        self.header.iter().enumerate().map(|(i, h)| names.get(i).filter(|g| !g.is_empty()).map_or(h.clone(), |g| format!("{g} {h}"))).collect()
+    }
+
+    /// Columns that open a named group after another column (drawn with a rule before them).
+    fn group_starts(&self) -> Vec<usize> {
+        let mut at = 0;
+        let mut out = Vec::new();
+        for (group, span) in &self.groups {
+            if at > 0 && !group.is_empty() {
+                out.push(at);
+            }
+            at += span;
+        }
+        out
+    }
+
     fn is_text(&self, i: usize) -> bool {
         i < self.label_columns || self.text_columns.contains(&i)
     }
@@ -50,7 +81,7 @@ impl Table {
             out += &format!("{}\n\n", self.note);
         }
         let esc = |s: &str| s.replace('|', "\\|");
-        out += &format!("| {} |\n", self.header.iter().map(|h| esc(h)).collect::<Vec<_>>().join(" | "));
+        out += &format!("| {} |\n", self.flat_header().iter().map(|h| esc(h)).collect::<Vec<_>>().join(" | "));
         let rule: Vec<&str> = (0..self.header.len()).map(|i| if self.is_text(i) { ":---" } else { "---:" }).collect();
         out += &format!("| {} |\n", rule.join(" | "));
         for row in &self.rows {
@@ -64,15 +95,31 @@ impl Table {
         if !self.note.is_empty() {
             out += &format!("<p class=\"note\">{}</p>\n", escape(&self.note));
         }
-        out += "<table>\n<thead><tr>";
-        for h in &self.header {
-            out += &format!("<th>{}</th>", escape(h));
+        let starts = self.group_starts();
+        let rule = |i: usize| if starts.contains(&i) { " gs" } else { "" };
+        // The labels of a table of numbers are names: kept on one line. A table of text wraps.
+        let nowrap = |i: usize| i < self.label_columns && self.label_columns < self.header.len();
+        out += "<table>\n<thead>";
+        if !self.groups.is_empty() {
+            out += "<tr>";
+            let mut at = 0;
+            for (group, span) in &self.groups {
+                out += &format!("<th colspan=\"{span}\" class=\"group{}\">{}</th>", rule(at), escape(group));
+                at += span;
+            }
+            out += "</tr>";
+        }
+        out += "<tr>";
+        for (i, h) in self.header.iter().enumerate() {
+            let class = format!("{}{}", if self.is_text(i) { "" } else { "num" }, rule(i));
+            out += &if class.is_empty() { format!("<th>{}</th>", escape(h)) } else { format!("<th class=\"{}\">{}</th>", class.trim(), escape(h)) };
         }
         out += "</tr></thead>\n<tbody>\n";
         for row in &self.rows {
             out += "<tr>";
             for (i, c) in row.iter().enumerate() {
-                let class = if self.is_text(i) { "" } else { " class=\"num\"" };
+                let class = format!("{}{}{}", if self.is_text(i) { "" } else { "num" }, if nowrap(i) { " nw" } else { "" }, rule(i));
+                let class = if class.is_empty() { String::new() } else { format!(" class=\"{}\"", class.trim()) };
                 out += &format!("<td{class}>{}</td>", escape(c));
             }
             out += "</tr>\n";
@@ -152,5 +199,15 @@ mod tests {
         t.row(vec!["go".into(), "1 < 2".into()]);
         assert_eq!(t.markdown(), "#### T\n\nn < 2 | a\n\n| impl | req/s |\n| :--- | ---: |\n| go | 1 < 2 |\n\n");
         assert!(t.html().contains("<td class=\"num\">1 &lt; 2</td>"));
+    }
+
+    #[test]
+    fn column_groups_head_the_html_and_prefix_the_markdown() {
+        let mut t = Table::new("T", &["impl", "rank", "req/s", "rank", "req/s"]).group("", 1).group("1 core", 2).group("2 cores", 2);
+        t.row(vec!["go".into(), "1".into(), "5".into(), "=2".into(), "9".into()]);
+        assert!(t.markdown().contains("| impl | 1 core rank | 1 core req/s | 2 cores rank | 2 cores req/s |"), "{}", t.markdown());
+        let html = t.html();
+        assert!(html.contains("<th colspan=\"2\" class=\"group gs\">1 core</th>") && html.contains("<th colspan=\"2\" class=\"group gs\">2 cores</th>"), "{html}");
+        assert!(html.contains("<td class=\"num gs\">=2</td>"), "{html}");
     }
 }

@@ -1,27 +1,37 @@
 //! The result tables: per scenario the thesis' Tables 5-7 (requests and
 //! p50/p99 latency by core count), the blog's ab percentile table for
-//! `/page`, the wrk repository's throughput and latency table for `/`, and
-//! memory and requests per core for every implementation.
+//! `/page`, the wrk repository's throughput and latency table for `/`,
+//! memory and requests per core for every implementation, and every point of
+//! one implementation. Implementations are the rows of every table, so that
+//! twenty of them make a long table rather than an unreadably wide one.
 
-use super::model::{Cell, Group, KNOWN_NOTE, Model};
+use super::model::{Cell, Group, KNOWN_NOTE, Model, cores_text};
+use super::spread::Summary;
 use super::table::{Table, mib, ms, rate, spread};
+use crate::store::PointRecord;
 
 /// What the marks in a cell mean, said once under each table that has them.
 pub const MARKS: &str = "Median over repeats, ± half their range. ≈: within noise of the best at that core count \
     (95% bootstrap intervals of the medians overlap). ⚠: the load generator, not the server, was saturated in that many repeats. \
     ✗: repeats that could not be measured.";
 
-/// Successful requests per second by core count (thesis Figure 2, Tables 5).
+/// Successful requests per second by core count (thesis Figure 2, Tables 5):
+/// one row per implementation, one column per core count.
 pub fn throughput(model: &Model, g: &Group) -> Table {
-    let mut header = vec!["server cores".to_string()];
-    header.extend(model.measured.iter().map(|name| model.label(name)));
+    let mut header = vec!["implementation".to_string()];
+    header.extend(g.cores.iter().map(|&k| cores_text(k)));
     let mut t = Table { header, ..Table::new(format!("{}: successful requests/s", g.title()), &[]) }.note(noted(model, MARKS));
-    for &k in &g.cores {
-        let mut row = vec![k.to_string()];
-        row.extend(model.measured.iter().map(|name| g.cell(name, k).map_or("—".into(), throughput_cell)));
+    for name in measured_in(model, g) {
+        let mut row = vec![model.label(name)];
+        row.extend(g.cores.iter().map(|&k| g.cell(name, k).map_or("—".into(), throughput_cell)));
         t.row(row);
     }
     t
+}
+
+/// The implementations with a cell in `g`, in name order.
+fn measured_in<'a>(model: &'a Model, g: &Group) -> Vec<&'a String> {
+    model.measured.iter().filter(|name| g.cells.iter().any(|c| &c.implementation == *name)).collect()
 }
 
 fn throughput_cell(c: &Cell) -> String {
@@ -32,6 +42,12 @@ fn throughput_cell(c: &Cell) -> String {
     if c.within_noise {
         s += " ≈";
     }
+    s + &flags(c)
+}
+
+/// Errors, saturated repeats (⚠) and repeats that failed (✗) of a cell.
+pub fn flags(c: &Cell) -> String {
+    let mut s = String::new();
     if c.errors > 0 {
         s += &format!(" ({} errors)", c.errors);
     }
@@ -44,20 +60,23 @@ fn throughput_cell(c: &Cell) -> String {
     s
 }
 
-/// p50 and p99 latency by core count (thesis Figure 3, Tables 6-7).
+/// p50 and p99 latency by core count (thesis Figure 3, Tables 6-7): one row
+/// per implementation, the two percentiles under each core count.
 pub fn latency(model: &Model, g: &Group) -> Table {
-    let mut header = vec!["server cores".to_string()];
-    for name in &model.measured {
-        header.push(format!("{} p50", model.label(name)));
-        header.push(format!("{} p99", model.label(name)));
+    let mut header = vec!["implementation".to_string()];
+    for _ in &g.cores {
+        header.extend(["p50".to_string(), "p99".to_string()]);
     }
-    let note = noted(model, "Milliseconds, median over repeats of each repeat's percentile.");
-    let mut t = Table { header, ..Table::new(format!("{}: latency p50 and p99 (ms)", g.title()), &[]) }.note(note);
+    let note = noted(model, "Milliseconds, median over repeats of each repeat's percentile, ± half their range.");
+    let mut t = Table { header, ..Table::new(format!("{}: latency p50 and p99 (ms)", g.title()), &[]) }.note(note).group("", 1);
     for &k in &g.cores {
-        let mut row = vec![k.to_string()];
-        for name in &model.measured {
+        t = t.group(cores_text(k), 2);
+    }
+    for name in measured_in(model, g) {
+        let mut row = vec![model.label(name)];
+        for &k in &g.cores {
             let cell = g.cell(name, k);
-            let show = |s: Option<&super::spread::Summary>| s.map_or("—".into(), |s| format!("{}{}", ms(s.median), spread(s)));
+            let show = |s: Option<&Summary>| s.map_or("—".into(), |s| format!("{}{}", ms(s.median), spread(s)));
             row.push(show(cell.and_then(|c| c.p50_ms.as_ref())));
             row.push(show(cell.and_then(|c| c.p99_ms.as_ref())));
         }
@@ -144,11 +163,13 @@ fn resource_table(model: &Model, title: &str, note: &str, value: impl Fn(&Cell) 
     t
 }
 
-/// Every point, for the reader who wants the raw numbers.
-pub fn all_points(model: &Model) -> Table {
-    let header = ["point", "req/s", "errors", "p50 ms", "p99 ms", "max ms", "peak MiB", "server cpu", "generator cpu", "flags"];
-    let mut t = Table::new("Every point", &header).text_column(9).note("In the order taken; CPU is the share of the CPUs each was pinned to.");
-    for p in &model.points {
+/// Every point of one implementation, for the reader who wants the raw numbers.
+pub fn points(model: &Model, name: &str) -> Table {
+    let header = ["point", "req/s", "errors", "p50 ms", "p99 ms", "max ms", "peak MiB", "mean MiB", "server cpu", "generator cpu", "flags"];
+    let mine: Vec<&PointRecord> = model.points.iter().filter(|p| p.implementation == name).collect();
+    let note = "In the order taken, named scenario/cores/level/repeat; CPU is the share of the CPUs each was pinned to.";
+    let mut t = Table::new(format!("{name}: every point ({})", mine.len()), &header).text_column(10).note(note);
+    for p in mine {
         let mut flags = Vec::new();
         if p.generator.saturated {
             flags.push("generator saturated".to_string());
@@ -159,18 +180,18 @@ pub fn all_points(model: &Model) -> Table {
         if let Some(e) = &p.error {
             flags.push(format!("failed: {}", e.lines().next().unwrap_or("")));
         }
-        if !model.known_deviations(&p.implementation).is_empty() {
-            flags.push("known deviations".to_string());
-        }
+        flags.extend(p.warnings.iter().cloned());
         let pct = |x: f64| format!("{:.0}%", x * 100.0);
+        let key = p.key.strip_prefix(&format!("{name}/")).unwrap_or(&p.key).to_string();
         t.row(vec![
-            p.key.clone(),
+            key,
             rate(p.throughput()),
             p.errors_total.to_string(),
             ms(p.latency.p50_us as f64 / 1000.0),
             ms(p.latency.p99_us as f64 / 1000.0),
             ms(p.latency.max_us as f64 / 1000.0),
             mib(p.server.rss_peak_bytes),
+            mib(p.server.rss_mean_bytes),
             pct(p.server.cpu_util),
             pct(p.generator.cpu_util),
             flags.join("; "),
@@ -180,6 +201,6 @@ pub fn all_points(model: &Model) -> Table {
 }
 
 /// `note`, followed by what † means when a measured implementation carries it.
-fn noted(model: &Model, note: &str) -> String {
+pub fn noted(model: &Model, note: &str) -> String {
     if model.any_known_deviations() { format!("{note} {KNOWN_NOTE}") } else { note.to_string() }
 }

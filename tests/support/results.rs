@@ -194,3 +194,125 @@ pub fn write_second_run(path: &Path) -> i64 {
     store.insert_point(id, &point("alpha", "json", "c=50", 1, 1, 20_000, latency(100, 300, 900, None), 12)).unwrap();
     id
 }
+
+/// Twenty implementations across the six concurrency models (the
+/// repository's eighteen HTTP ones plus c-pthreads and rust-tokio), two
+/// scenarios at 1, 2 and 4 cores with three repeats, and one more that is
+/// unavailable. The numbers are synthetic but shaped like a real run: some
+/// implementations scale with cores and some do not, neighbours in the
+/// ranking sit within noise of each other, the two fastest saturate the
+/// generator at 4 cores, Ruby's open loop misses its target rate, one point
+/// failed, and two implementations carry known deviations.
+pub const TWENTY: [(&str, &str, &str, &str, f64, f64); 20] = [
+    // name, language, framework, model, hello req/s at 1 core, scaling exponent over cores
+    ("bun", "TypeScript", "Bun.serve", "event-loop", 40_500.0, 0.15),
+    ("deno", "TypeScript", "Deno.serve", "event-loop", 28_000.0, 0.1),
+    ("node-http", "JavaScript", "node:http", "event-loop", 19_000.0, 0.05),
+    ("node-express-ts", "TypeScript", "Express 5", "event-loop", 12_000.0, 0.05),
+    ("python-fastapi", "Python", "FastAPI on Uvicorn", "event-loop", 8_000.0, 0.7),
+    ("python-tornado", "Python", "Tornado", "event-loop", 5_200.0, 0.0),
+    ("go-nethttp", "Go", "net/http", "green-threads", 41_000.0, 0.9),
+    ("go-tcp", "Go", "none", "green-threads", 48_000.0, 0.92),
+    ("java-jetty-vthreads", "Java", "Jetty 12", "green-threads", 33_000.0, 0.85),
+    ("elixir", "Elixir", "mochiweb", "actors", 20_000.0, 0.95),
+    ("scala-pekko-http", "Scala", "Apache Pekko HTTP", "actors", 24_000.0, 0.8),
+    ("java-jetty", "Java", "Jetty 12", "os-threads", 30_500.0, 0.85),
+    ("rust-threadpool", "Rust", "none", "os-threads", 40_000.0, 0.7),
+    ("c-pthreads", "C", "none", "os-threads", 45_000.0, 0.75),
+    ("ruby-rack", "Ruby", "Rack", "processes", 4_000.0, 0.95),
+    ("ruby-sinatra", "Ruby", "Sinatra", "processes", 3_100.0, 0.95),
+    ("ruby-rails", "Ruby", "Rails (API) on Puma", "processes", 1_800.0, 0.95),
+    ("kotlin-ktor", "Kotlin", "Ktor 3.4 (Netty)", "async-tasks", 31_000.0, 0.85),
+    ("rust-axum", "Rust", "axum", "async-tasks", 56_000.0, 0.9),
+    ("rust-tokio", "Rust", "hyper", "async-tasks", 51_500.0, 0.9),
+];
+
+fn twenty_manifest(name: &str, language: &str, framework: &str, model: &str) -> Manifest {
+    let known = match name {
+        "bun" => "[known_failures]\npipelining = \"Bun closes the connection on a pipelined request (oven-sh/bun#1)\"\n",
+        "deno" => "[known_failures]\nexpect-continue = \"Deno sends no 100 Continue (denoland/deno#2)\"\n",
+        _ => "",
+    };
+    let text = format!(
+        "name = \"{name}\"\nlanguage = \"{language}\"\nruntime = \"{language} runtime\"\nversion = \"true\"\nframework = \"{framework}\"\nmodel = \"{model}\"\n\
+         description = \"{name}, the synthetic entry of the report's twenty-implementation test\"\n\
+         [start]\ncommand = \"./server\"\n[cores]\nenv = {{ WORKERS = \"{{cores}}\" }}\nhow = \"WORKERS={{cores}}: one worker per core\"\n{known}"
+    );
+    manifest::parse(Path::new("concur.toml"), &text, name).unwrap()
+}
+
+/// Writes the twenty-implementation run into a new database at `path`; returns the run id.
+pub fn write_twenty_db(path: &Path) -> i64 {
+    let store = Store::open(path).unwrap();
+    let mut info = run();
+    info.profile = "standard".into();
+    info.environment.logical_cpus = 8;
+    info.environment.cpu_model = "Synthetic 8-core CPU".into();
+    info.environment.toolchains = TWENTY.iter().map(|t| (t.0.to_string(), format!("{} 1.{}", t.1, t.0.len()))).collect();
+    info.notes = vec!["cores 8 skipped: this machine gives concur 8 CPU(s)".into()];
+    let id = store.insert_run(&info).unwrap();
+    for &(name, language, framework, model, _, _) in &TWENTY {
+        let mut rec = ImplRecord {
+            name: name.into(),
+            status: ImplStatus::Verified,
+            reason: None,
+            version: format!("{language} 1.0"),
+            manifest: twenty_manifest(name, language, framework, model),
+            known_failures: vec![],
+        };
+        rec.known_failures = rec
+            .manifest
+            .known_failures
+            .iter()
+            .map(|(check, reason)| KnownFailure { check: check.clone(), cores: 2, detail: "seen by the synthetic verifier".into(), reason: reason.clone() })
+            .collect();
+        store.put_implementation(id, &rec).unwrap();
+    }
+    let missing = ImplRecord {
+        name: "swift-vapor".into(),
+        status: ImplStatus::Unavailable,
+        reason: Some("swift not on PATH (install: see impls/http/swift-vapor/README.md)".into()),
+        version: String::new(),
+        manifest: twenty_manifest("swift-vapor", "Swift", "Vapor", "async-tasks"),
+        known_failures: vec![],
+    };
+    store.put_implementation(id, &missing).unwrap();
+    for p in twenty_points() {
+        store.insert_point(id, &p).unwrap();
+    }
+    id
+}
+
+fn twenty_points() -> Vec<PointRecord> {
+    let mut out = Vec::new();
+    for repeat in 1..=3u32 {
+        for cores in [1u32, 2, 4] {
+            for (i, &(name, _, _, _, base, scaling)) in TWENTY.iter().enumerate() {
+                // ±1-3% around the median, different per implementation, the same every time.
+                let wobble = 1.0 + (f64::from(repeat) - 2.0) * (0.01 + 0.005 * (i % 5) as f64);
+                let hello = base * f64::from(cores).powf(scaling) * wobble;
+                let page = 500.0 * hello / (hello + 3000.0);
+                for (scenario, level, rps, slow) in [("hello", "c=50", hello, None), ("page", "c=100", page, Some(2_000_000))] {
+                    let connections: f64 = level.trim_start_matches("c=").parse().unwrap();
+                    let per_request_us = (connections * 1e6 / rps) as u64;
+                    let lat = latency(400, per_request_us / 4 + 50, per_request_us * 2 + 100, slow);
+                    let rss = 8 + (i as u64 * 7) % 90 + u64::from(cores) * 3;
+                    let mut p = point(name, scenario, level, cores, repeat, (rps * 4.0) as u64, lat, rss);
+                    p.generator = GeneratorUsage { cpus: vec![4, 5, 6, 7], shared: false, cpu_seconds: 1.0, cpu_util: 0.3, saturated: false };
+                    if scenario == "hello" && cores == 4 && name.starts_with("rust-") && name != "rust-threadpool" {
+                        p.generator.cpu_util = 0.97;
+                        p.generator.saturated = true;
+                    }
+                    if scenario == "page" && name.starts_with("ruby-") {
+                        p.warnings.push(format!("the target rate of {:.0}/s was not reached: {:.0}/s were sent", rps * 1.2, rps));
+                    }
+                    if p.key == "ruby-rails/page/cores=4/c=100/r3" {
+                        p.error = Some("the server exited during the measurement".into());
+                    }
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,213 @@
+//! "At a glance", the report's first section: for each scenario and core
+//! count, the implementations ranked by median throughput with the 95%
+//! bootstrap interval of that median (`spread`; ranks and ties are
+//! `model`'s), their p99 latency beside it, and one sentence per core count
+//! written from those numbers: who leads and by how much, which are tied,
+//! who is last, how far p99 ranges. Nothing here is written per run by hand.
+
+use super::document::Block;
+use super::model::{Cell, Group, Model, cores_text};
+use super::spread::Summary;
+use super::table::{Table, ms, rate};
+use super::tables::{flags, noted};
+
+/// Core counts side by side in one table; more continue in another table.
+const CORES_PER_TABLE: usize = 3;
+
+const HOW_TO_READ: &str = "Each scenario's implementations ranked by median successful requests per second over repeats, \
+    at each server core count. [a–b] is the 95% bootstrap interval of that median: where two intervals overlap the data \
+    cannot order the two, so an implementation whose interval overlaps the one ranked just above it shares its rank \
+    (=3: tied for third). p99 is the median over repeats of each repeat's 99th-percentile latency. \
+    The sentences are written by concur report from the same numbers.";
+
+/// The section, or nothing when the run holds no measured point.
+pub fn blocks(model: &Model) -> Vec<Block> {
+    if model.groups.is_empty() {
+        return vec![];
+    }
+    let mut doc = vec![Block::Heading(2, "At a glance".into()), Block::Para(HOW_TO_READ.into())];
+    for g in &model.groups {
+        doc.push(Block::Heading(3, g.title()));
+        doc.push(Block::List(g.cores.iter().map(|&k| sentence(model, g, k)).collect()));
+        for chunk in g.cores.chunks(CORES_PER_TABLE) {
+            doc.push(Block::Table(table(model, g, chunk)));
+        }
+    }
+    doc
+}
+
+/// `=3` for a shared rank, `3` for one of its own.
+pub fn rank_text(c: &Cell) -> String {
+    match c.rank {
+        Some(r) if c.tied => format!("={r}"),
+        Some(r) => r.to_string(),
+        None => "✗".into(),
+    }
+}
+
+/// ` [39,800–42,100]`, or nothing for a single repeat, which has no interval.
+pub fn interval(s: &Summary) -> String {
+    if s.n < 2 { String::new() } else { format!(" [{}–{}]", rate(s.lo), rate(s.hi)) }
+}
+
+/// The ranking at `cores` (up to [`CORES_PER_TABLE`] of them), rows in the order of the last.
+fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
+    let mut header = vec!["implementation", "model"];
+    for _ in cores {
+        header.extend(["rank", "req/s [95% interval]", "p99 ms"]);
+    }
+    let last = cores.last().copied().unwrap_or_default();
+    let title = if cores.len() == g.cores.len() {
+        format!("{}: ranking", g.title())
+    } else {
+        format!("{}: ranking at {}", g.title(), cores.iter().map(|&k| cores_text(k)).collect::<Vec<_>>().join(", "))
+    };
+    let note = format!(
+        "Rows in the order of the ranking at {}. ⚠: the load generator, not the server, was saturated in that many repeats; \
+         ✗: repeats that could not be measured.",
+        cores_text(last)
+    );
+    let mut t = Table::new(title, &header).labels(2).note(noted(model, &note)).group("", 2);
+    for &k in cores {
+        t = t.group(cores_text(k), 3);
+    }
+    let mut names: Vec<&String> = model.measured.iter().filter(|n| cores.iter().any(|&k| g.cell(n, k).is_some())).collect();
+    // By rank at the last core count, within a shared rank by median, then the same at the core counts before.
+    let key = |name: &String, k: u32| g.cell(name, k).map_or((usize::MAX, 0.0), |c| (c.rank.unwrap_or(usize::MAX), c.median_throughput()));
+    names.sort_by(|a, b| {
+        cores.iter().rev().map(|&k| (key(a, k), key(b, k))).map(|(x, y)| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1))).find(|o| o.is_ne()).unwrap_or(a.cmp(b))
+    });
+    for name in names {
+        let concurrency = model.palette.model(name).map_or("—", |m| m.as_str());
+        let mut row = vec![model.label(name), concurrency.to_string()];
+        for &k in cores {
+            match g.cell(name, k) {
+                Some(c) => {
+                    row.push(rank_text(c));
+                    row.push(c.throughput.map_or("—".into(), |t| format!("{}{}", rate(t.median), interval(&t))) + &flags(c));
+                    row.push(c.p99_ms.map_or("—".into(), |s| ms(s.median)));
+                }
+                None => row.extend(["—".to_string(), "—".to_string(), "—".to_string()]),
+            }
+        }
+        t.row(row);
+    }
+    t
+}
+
+/// One sentence about one scenario at one core count, from its numbers.
+pub fn sentence(model: &Model, g: &Group, k: u32) -> String {
+    let ranked = g.ranked(k);
+    let label = |c: &Cell| model.label(&c.implementation);
+    let median = |c: &Cell| c.median_throughput();
+    let at = format!("{} at {}", g.title(), cores_text(k));
+    let mut parts = Vec::new();
+    match ranked.as_slice() {
+        [] => return format!("{at}: no implementation could be measured."),
+        [only] => parts.push(format!("only {} was measured, at {} req/s{}", label(only), rate(median(only)), only.throughput.map_or(String::new(), |t| interval(&t)))),
+        [first, second, ..] => {
+            let leaders: Vec<&Cell> = ranked.iter().copied().take_while(|c| c.rank == Some(1)).collect();
+            if leaders.len() == 1 {
+                let ratio = median(first) / median(second).max(f64::MIN_POSITIVE);
+                let t = first.throughput.map_or(String::new(), |t| interval(&t));
+                let by = if ratio < 1.01 { format!("{:.1}% ahead of the", (ratio - 1.0) * 100.0) } else { format!("{} the", times(ratio)) };
+                parts.push(format!("{} leads at {} req/s{t}, {by} next ({})", label(first), rate(median(first)), label(second)));
+            } else {
+                let lo = leaders.iter().map(|c| median(c)).fold(f64::INFINITY, f64::min);
+                let hi = leaders.iter().map(|c| median(c)).fold(0.0, f64::max);
+                parts.push(format!("{} are tied for first at {}–{} req/s", names(&leaders.iter().map(|c| label(c)).collect::<Vec<_>>()), rate(lo), rate(hi)));
+            }
+            let ties = ties(&ranked);
+            if !ties.is_empty() {
+                parts.push(ties);
+            }
+            if ranked.len() >= 3 {
+                let last = ranked[ranked.len() - 1];
+                let ratio = median(first) / median(last).max(f64::MIN_POSITIVE);
+                let whom = if leaders.len() == 1 { "the leader" } else { "the leaders" };
+                parts.push(format!("{} is last at {} req/s, {} below {whom}", label(last), rate(median(last)), times(ratio)));
+            }
+        }
+    }
+    let p99: Vec<(&Cell, f64)> = ranked.iter().filter_map(|c| c.p99_ms.map(|s| (*c, s.median))).collect();
+    let low = p99.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    let high = p99.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    match (low, high) {
+        (Some(l), Some(h)) if p99.len() > 1 && ms(l.1) == ms(h.1) => parts.push(format!("p99 is {} ms for every one", ms(l.1))),
+        (Some(l), Some(h)) if p99.len() > 1 => parts.push(format!("p99 ranges from {} ms ({}) to {} ms ({})", ms(l.1), label(l.0), ms(h.1), label(h.0))),
+        (Some(l), _) => parts.push(format!("p99 {} ms", ms(l.1))),
+        _ => {}
+    }
+    let saturated: Vec<String> = ranked.iter().filter(|c| c.saturated > 0).map(|c| label(c)).collect();
+    if !saturated.is_empty() {
+        parts.push(format!("⚠ the load generator was the limit for {} (see Warnings)", names(&saturated)));
+    }
+    let failed: Vec<String> = g.cells.iter().filter(|c| c.cores == k && c.rank.is_none()).map(label).collect();
+    if !failed.is_empty() {
+        parts.push(format!("{} could not be measured", names(&failed)));
+    }
+    format!("{at}: {}.", parts.join("; "))
+}
+
+/// `4 are tied for third, 2 for seventh`: the shared ranks below the first.
+fn ties(ranked: &[&Cell]) -> String {
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for c in ranked.iter().filter(|c| c.tied && c.rank != Some(1)) {
+        let r = c.rank.unwrap_or_default();
+        match groups.iter_mut().find(|g| g.0 == r) {
+            Some(g) => g.1 += 1,
+            None => groups.push((r, 1)),
+        }
+    }
+    let each: Vec<String> = groups.iter().enumerate().map(|(i, (r, n))| if i == 0 { format!("{n} are tied for {}", ordinal(*r)) } else { format!("{n} for {}", ordinal(*r)) }).collect();
+    each.join(", ")
+}
+
+/// `a`, `a and b`, `a, b and c`; more than four: `6 implementations (a, b, c, …)`.
+fn names(list: &[String]) -> String {
+    match list {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ if list.len() > 4 => format!("{} implementations ({}, …)", list.len(), list[..3].join(", ")),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// `1.04×`, `1.3×`, `34×`.
+fn times(ratio: f64) -> String {
+    if ratio < 1.095 {
+        format!("{ratio:.2}×")
+    } else if ratio < 10.0 {
+        format!("{ratio:.1}×")
+    } else {
+        format!("{ratio:.0}×")
+    }
+}
+
+fn ordinal(n: usize) -> String {
+    const WORDS: [&str; 10] = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
+    if let Some(w) = n.checked_sub(1).and_then(|i| WORDS.get(i)) {
+        return (*w).to_string();
+    }
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_for_ranks_and_ratios() {
+        assert_eq!((ordinal(3), ordinal(11), ordinal(21), ordinal(22)), ("third".into(), "11th".into(), "21st".into(), "22nd".into()));
+        assert_eq!((times(1.0412), times(1.31), times(34.4)), ("1.04×".into(), "1.3×".into(), "34×".into()));
+        let list = |n: usize| (0..n).map(|i| format!("i{i}")).collect::<Vec<_>>();
+        assert_eq!((names(&list(1)), names(&list(3)), names(&list(6))), ("i0".into(), "i0, i1 and i2".into(), "6 implementations (i0, i1, i2, …)".into()));
+    }
+}
