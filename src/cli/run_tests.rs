@@ -205,3 +205,16 @@ fn a_manifests_warm_up_raises_the_profiles_but_never_adds_one() {
     assert_eq!(bounds(&["--impl", "go,node", "--warmup", "0"]), [at_least("go", 0.0, 0.0), at_least("node", 0.0, 0.0)]);
     assert!(err(&["--warmup", "5s", "--warmup-max", "2s"]).contains("raise warmup_max (or --warmup-max)"), "{}", err(&["--warmup", "5s", "--warmup-max", "2s"]));
 }
+
+#[test]
+fn a_scenario_may_take_some_of_the_cores_and_the_flag_gives_it_all_back() {
+    let profile = "description = \"d\"\ncores = [1, 2]\n[scenario.page]\ncores = [2]\n";
+    let keys = |flags: &[&str]| plan_with(flags, profile, &[0, 1, 2]).unwrap().points.iter().map(|p| p.key.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        keys(&["--impl", "go", "--scenario", "hello,page"]),
+        ["go/hello/cores=1/c=150/r1", "go/hello/cores=2/c=150/r1", "go/page/cores=2/c=100/r1"]
+    );
+    assert_eq!(keys(&["--impl", "go", "--scenario", "page", "--cores", "1,2"]), ["go/page/cores=1/c=100/r1", "go/page/cores=2/c=100/r1"]);
+    let bad = crate::run::profile::parse("spec/profiles/test.toml", "description = \"d\"\ncores = [1]\n[scenario.page]\ncores = []\n").unwrap_err().to_string();
+    assert!(bad.contains("[scenario.page] 'cores' must be a non-empty list"), "{bad}");
+}

@@ -170,7 +170,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     for r in 1..=repeat {
         for scenario in &scenarios {
             let load = settings_for(args, profile, scenario)?;
-            for &k in &cores {
+            for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
                 let (server_cpus, generator_cpus, shared) = split_cpus(inputs.cpus, k);
                 for (&level, &keepalive) in load.levels.iter().flat_map(|l| load.keepalive.iter().map(move |k| (l, k))) {
                     let (label, key_part) = level_names(level, keepalive);
@@ -325,6 +325,8 @@ pub fn split_cpus(cpus: &[usize], k: u32) -> (Vec<usize>, Vec<usize>, bool) {
 
 struct Resolved {
     levels: Vec<Level>,
+    /// The scenario's own core counts (`[scenario.X] cores`); none: the run's.
+    cores: Option<Vec<u32>>,
     /// Connection modes, each level measured in every one.
     keepalive: Vec<bool>,
     warmup_s: f64,
@@ -391,6 +393,7 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
     }
     Ok(Resolved {
         levels,
+        cores: if args.cores.is_empty() { load.cores.clone() } else { None },
         keepalive,
         warmup_s,
         warmup_max_s: if warmup_s > 0.0 { warmup_max_s } else { 0.0 },

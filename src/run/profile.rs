@@ -50,6 +50,9 @@ pub struct Load {
     pub connections_per_core: Option<Vec<u32>>,
     /// Open-loop levels: requests per second.
     pub rate: Option<Vec<u32>>,
+    /// The run's core counts this scenario is measured at (a subset of the
+    /// profile's `cores`); none: all of them. `--cores` overrides it.
+    pub cores: Option<Vec<u32>>,
     /// The least warm-up on the measurement's connections ("0s": none)…
     pub warmup: Option<String>,
     /// …and the most, while throughput is not yet steady.
@@ -74,6 +77,7 @@ impl Load {
             connections: if levels_set { self.connections.clone() } else { base.connections.clone() },
             connections_per_core: if levels_set { self.connections_per_core.clone() } else { base.connections_per_core.clone() },
             rate: if levels_set { self.rate.clone() } else { base.rate.clone() },
+            cores: self.cores.clone().or_else(|| base.cores.clone()),
             warmup: self.warmup.clone().or_else(|| base.warmup.clone()),
             warmup_max: self.warmup_max.clone().or_else(|| base.warmup_max.clone()),
             duration: if self.requests.is_some() { None } else { self.duration.clone().or_else(|| base.duration.clone()) },
@@ -110,8 +114,8 @@ pub fn parse(shown: &str, text: &str) -> Result<Profile> {
         bail!("{shown}: [load] sets keepalive: it goes at the top level (keepalive = [true, false]) or in a [scenario.NAME] section");
     }
     check_modes(shown, "", &profile.keepalive)?;
-    for (scenario, load) in std::iter::once(("load", &profile.load)).chain(profile.scenario.iter().map(|(k, v)| (k.as_str(), v))) {
-        check_load(shown, scenario, load)?;
+    for (section, load) in std::iter::once(("load".to_string(), &profile.load)).chain(profile.scenario.iter().map(|(k, v)| (format!("scenario.{k}"), v))) {
+        check_load(shown, &section, load)?;
     }
     Ok(profile)
 }
@@ -131,6 +135,9 @@ fn check_load(shown: &str, section: &str, load: &Load) -> Result<()> {
     }
     check_modes(shown, &format!("[{section}] "), &load.keepalive)?;
     let zero = |v: &Option<Vec<u32>>| v.as_ref().is_some_and(|l| l.is_empty() || l.contains(&0));
+    if zero(&load.cores) {
+        bail!("{shown}: [{section}] 'cores' must be a non-empty list of core counts above 0 (e.g. cores = [2])");
+    }
     if zero(&load.connections) || zero(&load.connections_per_core) || zero(&load.rate) {
         bail!("{shown}: [{section}] load levels must be non-empty lists of numbers above 0 (e.g. connections = [50])");
     }
@@ -168,7 +175,7 @@ mod tests {
         let err = parse("p.toml", "description = \"d\"\ncores = [1]\n[load]\nkeepalive = [false]\n").unwrap_err().to_string();
         assert!(err.contains("[load] sets keepalive: it goes at the top level"), "{err}");
         let err = parse("p.toml", "description = \"d\"\ncores = [1]\n[scenario.hello]\nkeepalive = []\n").unwrap_err().to_string();
-        assert!(err.starts_with("p.toml: [hello] 'keepalive' lists no mode"), "{err}");
+        assert!(err.starts_with("p.toml: [scenario.hello] 'keepalive' lists no mode"), "{err}");
         let err = parse("p.toml", "description = \"d\"\ncores = [1]\nkeepalive = []\n").unwrap_err().to_string();
         assert!(err.starts_with("p.toml: 'keepalive' lists no mode"), "{err}");
     }
@@ -182,7 +189,7 @@ mod tests {
     #[test]
     fn two_kinds_of_level_are_refused() {
         let err = parse("x.toml", "description = \"d\"\ncores = [1]\n[scenario.hello]\nconnections = [1]\nrate = [5]\n").unwrap_err().to_string();
-        assert!(err.contains("[hello] sets more than one"), "{err}");
+        assert!(err.contains("[scenario.hello] sets more than one"), "{err}");
     }
 
     #[test]
