@@ -93,6 +93,8 @@ pub struct PointId {
     pub connections: Option<u32>,
     /// Target requests/s of an open loop; null for a closed loop.
     pub rate: Option<u32>,
+    /// Requests reused their connections; false: a new connection per request (`Connection: close`).
+    pub keepalive: bool,
 }
 
 /// One point measured in both runs.
@@ -259,8 +261,8 @@ enum Load {
     Rate(u32),
 }
 
-/// Scenario rank (its place in the runs' order), implementation, cores, load.
-type Key = (usize, String, u32, Load);
+/// Scenario rank (its place in the runs' order), implementation, cores, load, keep-alive.
+type Key = (usize, String, u32, Load, bool);
 
 /// The repeats of one point in one run.
 struct Repeats<'a> {
@@ -308,7 +310,7 @@ fn by_point<'a>(points: &'a [PointRecord], scenarios: &[&str]) -> BTreeMap<Key, 
     for p in points.iter().filter(|p| p.error.is_none()) {
         let load = p.rate.map_or(Load::Connections(p.connections), Load::Rate);
         let rank = scenarios.iter().position(|s| *s == p.scenario).unwrap_or(usize::MAX);
-        out.entry((rank, p.implementation.clone(), p.cores, load)).or_insert_with(|| Repeats { id: point_id(p), ok: Vec::new() }).ok.push(p);
+        out.entry((rank, p.implementation.clone(), p.cores, load, p.keepalive)).or_insert_with(|| Repeats { id: point_id(p), ok: Vec::new() }).ok.push(p);
     }
     out
 }
@@ -321,6 +323,7 @@ fn point_id(p: &PointRecord) -> PointId {
         level: p.level.clone(),
         connections: p.rate.is_none().then_some(p.connections),
         rate: p.rate,
+        keepalive: p.keepalive,
     }
 }
 
@@ -440,6 +443,7 @@ fn settings(plan: &Value, id: &PointId) -> Option<String> {
             && p["cores"] == id.cores
             && (p["rate"].as_u64() == id.rate.map(u64::from))
             && (id.rate.is_some() || p["connections"].as_u64() == id.connections.map(u64::from))
+            && p["keepalive"].as_bool().unwrap_or(true) == id.keepalive
     })?;
     let keep: BTreeMap<&str, &Value> = ["warmup_s", "duration_s", "requests", "timeout_s", "env", "shared"].into_iter().map(|k| (k, &spec[k])).collect();
     serde_json::to_string(&keep).ok()
@@ -675,6 +679,17 @@ mod tests {
         let c = compare(&run(1, vec![open(1, 64, 990.0), open(2, 64, 995.0)]), &run(2, vec![open(1, 128, 998.0), open(2, 128, 999.0)]));
         assert_eq!(c.points.len(), 1, "{:?} {:?}", c.only_in_a, c.only_in_b);
         assert_eq!((c.points[0].point.rate, c.points[0].point.connections), (Some(1000), None));
+    }
+
+    #[test]
+    fn keep_alive_and_close_points_are_never_compared_with_each_other() {
+        let close = |repeat, rps| PointRecord { keepalive: false, level: "c=50 close".into(), ..point("alpha", "hello", repeat, rps, 9.0) };
+        let a = run(1, vec![point("alpha", "hello", 1, 10_000.0, 1.0), point("alpha", "hello", 2, 10_100.0, 1.0), close(1, 3_000.0), close(2, 3_050.0)]);
+        let b = run(2, vec![point("alpha", "hello", 1, 10_050.0, 1.0), point("alpha", "hello", 2, 10_000.0, 1.0), close(1, 3_020.0), close(2, 3_010.0)]);
+        let c = compare(&a, &b);
+        let pairs: Vec<(bool, f64)> = c.points.iter().map(|p| (p.point.keepalive, p.throughput.a_median)).collect();
+        assert_eq!(pairs, [(false, 3_025.0), (true, 10_050.0)], "{:?}", c.points);
+        assert!(c.points.iter().all(|p| p.throughput.verdict == Verdict::WithinNoise), "{:?}", c.points);
     }
 
     #[test]
