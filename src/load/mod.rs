@@ -113,13 +113,10 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     let mut total = report::sum(plan.steps.len(), start_ns, outcomes)?;
     // The warm-up's seconds leave the timeline; the measurement's clock starts where it ended.
     let warmup = phase.report(start_ns, &total.timeline.0);
-    let measure_from = match &warmup {
-        Some(w) => {
-            total.timeline.0.drain(..(w.seconds as usize).min(total.timeline.0.len()));
-            (start_ns + (w.seconds * 1e9) as u64).min(total.end_ns)
-        }
-        None => start_ns,
-    };
+    if let Some(w) = &warmup {
+        total.timeline.0.drain(..(w.seconds as usize).min(total.timeline.0.len()));
+    }
+    let measure_from = phase.measure_from().min(total.end_ns);
     let facts = RunFacts { started_unix_ms, start_ns: measure_from, connections, threads, warnings };
     let mut report = report::make(plan, facts, total)?;
     report.warmup = warmup;

@@ -99,6 +99,12 @@ impl Phase {
         self.measure_from.load(Ordering::Relaxed)
     }
 
+    /// Whether a request whose latency starts at `origin` belongs to the measurement.
+    #[inline]
+    pub fn measures(&self, origin: u64) -> bool {
+        origin >= self.measure_from()
+    }
+
     #[inline]
     pub fn warming(&self) -> bool {
         self.measure_from() == u64::MAX
@@ -167,16 +173,23 @@ pub fn judge(phase: &Phase, warmup: Warmup, start_ns: u64, duration: Option<Dura
             let seen = phase.seconds.lock().unwrap_or_else(|e| e.into_inner());
             (0..judged as usize).map(|k| seen.get(k).copied().unwrap_or(0)).collect()
         };
-        // The measurement starts at the next whole second, which has not begun.
-        let next = judged + 1;
-        let is_steady = next >= min && steady(&seconds);
-        if is_steady || next >= max {
+        if let Some((next, is_steady)) = ends_after(&seconds, min, max) {
             let at = start_ns + next * SECOND;
             control.begin_measurement(std::time::Instant::now() + Duration::from_nanos(at.saturating_sub(super::sys::now_ns())));
             phase.begin(at, duration, is_steady);
             return;
         }
     }
+}
+
+/// The rule, given the completions of the seconds that have ended: the
+/// warm-up ends when they are steady and the minimum is reached, or at the
+/// maximum. Returns the whole second the measurement starts at (the next,
+/// which has not begun) and whether throughput was steady; `None`: go on.
+fn ends_after(seconds: &[u64], min: u64, max: u64) -> Option<(u64, bool)> {
+    let next = seconds.len() as u64 + 1;
+    let is_steady = next >= min && steady(seconds);
+    (is_steady || next >= max).then_some((next, is_steady))
 }
 
 #[cfg(test)]
@@ -186,14 +199,7 @@ mod tests {
     /// When `judge` would end a warm-up over these per-second counts: the
     /// second the measurement starts at, and whether it was steady.
     fn ends(per_second: &[u64], min: u64, max: u64) -> (u64, bool) {
-        for judged in 1..=per_second.len() as u64 {
-            let next = judged + 1;
-            let s = next >= min && steady(&per_second[..judged as usize]);
-            if s || next >= max {
-                return (next, s);
-            }
-        }
-        panic!("the curve is shorter than the warm-up");
+        (1..=per_second.len()).find_map(|judged| ends_after(&per_second[..judged], min, max)).expect("the curve is shorter than the warm-up")
     }
 
     #[test]

@@ -247,7 +247,7 @@ impl<'a> Worker<'a> {
     fn issue(&mut self, i: usize, now: u64) {
         let origin = self.shared.pace.origin(self.conns[i].intended, now);
         // A warm-up's requests take nothing from the budget and are not counted as sent.
-        if origin >= self.shared.phase.measure_from() {
+        if self.shared.phase.measures(origin) {
             if !self.budget.take() {
                 return self.retire(i);
             }
@@ -356,7 +356,7 @@ impl<'a> Worker<'a> {
         let (low, high) = self.requests.expect[step];
         let ok = low <= status && status <= high;
         let origin = self.conns[i].origin;
-        if origin >= self.shared.phase.measure_from() {
+        if self.shared.phase.measures(origin) {
             let tally = &mut self.steps[step];
             if ok {
                 tally.latencies.record_us((now.saturating_sub(origin) + 500) / 1000);
@@ -396,7 +396,7 @@ impl<'a> Worker<'a> {
     }
 
     fn count_failure(&mut self, i: usize, kind: ErrorKind, now: u64, error: Option<&io::Error>) {
-        if self.conns[i].origin >= self.shared.phase.measure_from() {
+        if self.shared.phase.measures(self.conns[i].origin) {
             self.steps[self.conns[i].step].errors.add(kind);
         }
         self.finished += 1;

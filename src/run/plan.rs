@@ -115,9 +115,11 @@ fn is_on(keepalive: &bool) -> bool {
 
 impl PointSpec {
     /// Seconds the point is expected to take, start-up and stop excluded
-    /// (a warm-up of at least three seconds when there is one: steadiness is judged over three).
+    /// (a warm-up lasts at least the seconds steadiness is judged over, and
+    /// the measurement starts at the next whole second).
     pub fn expected_s(&self) -> f64 {
-        let warmup = if self.warmup_s > 0.0 { self.warmup_s.max(3.0) + 1.0 } else { 0.0 };
+        let windows = crate::load::warmup::WINDOWS as f64;
+        let warmup = if self.warmup_s > 0.0 { self.warmup_s.max(windows) + 1.0 } else { 0.0 };
         warmup + self.duration_s.unwrap_or(20.0)
     }
 }
