@@ -8,8 +8,8 @@
 //! serde data: `--format json` prints it (spec/COMPARE.md) and the Markdown
 //! is rendered from it.
 
-use super::model::KNOWN_MARK;
-use super::spread::{Ratio, median};
+use super::model::{KNOWN_MARK, distinct};
+use super::spread::{Ratio, median_of};
 use super::table::{Table, ms, rate};
 use crate::store::{Environment, PointRecord, RunData, RunStatus, Store};
 use anyhow::{Context, Result, bail};
@@ -272,7 +272,7 @@ struct Repeats<'a> {
 
 /// Compares the points of two runs.
 pub fn compare(a: &RunData, b: &RunData) -> Comparison {
-    let scenarios = in_order(b.points.iter().chain(&a.points).map(|p| p.scenario.as_str()));
+    let scenarios = distinct(b.points.iter().chain(&a.points).map(|p| p.scenario.as_str()));
     let (in_a, in_b) = (by_point(&a.points, &scenarios), by_point(&b.points, &scenarios));
     let keys: BTreeSet<&Key> = in_a.keys().chain(in_b.keys()).collect();
     let mut comparison = Comparison {
@@ -364,11 +364,6 @@ fn compared(a: &RunData, b: &RunData, x: &Repeats, y: &Repeats) -> Compared {
 
 /// The change from `a` to `b`; `higher_is_better` for throughput, not for latency.
 pub fn change(a: Vec<f64>, b: Vec<f64>, higher_is_better: bool) -> Change {
-    let sorted_median = |v: &[f64]| {
-        let mut s = v.to_vec();
-        s.sort_by(f64::total_cmp);
-        median(&s)
-    };
     let ratio = Ratio::of(&a, &b);
     let verdict = match ratio.map(|r| r.against_one()) {
         _ if a.len() < 2 || b.len() < 2 => Verdict::OneRepeat,
@@ -379,8 +374,8 @@ pub fn change(a: Vec<f64>, b: Vec<f64>, higher_is_better: bool) -> Change {
     };
     let interval = ratio.filter(|_| matches!(verdict, Verdict::Faster | Verdict::Slower | Verdict::WithinNoise));
     Change {
-        a_median: sorted_median(&a),
-        b_median: sorted_median(&b),
+        a_median: median_of(&a),
+        b_median: median_of(&b),
         ratio: ratio.map(|r| r.ratio),
         ratio_low: interval.map(|r| r.lo),
         ratio_high: interval.map(|r| r.hi),
@@ -486,7 +481,7 @@ pub fn markdown(c: &Comparison) -> String {
     if c.points.is_empty() {
         out += "None: the runs share no implementation, scenario, core count and load level.\n\n";
     }
-    for scenario in in_order(c.points.iter().map(|p| p.point.scenario.as_str())) {
+    for scenario in distinct(c.points.iter().map(|p| p.point.scenario.as_str())) {
         out += &table(c, scenario).markdown();
     }
     if c.points.iter().any(|p| p.known_deviations_a || p.known_deviations_b) {
@@ -510,17 +505,6 @@ pub fn markdown(c: &Comparison) -> String {
         }
     }
     out.trim_end().to_string() + "\n"
-}
-
-/// Distinct names in the order first seen.
-fn in_order<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut seen = Vec::new();
-    for name in names {
-        if !seen.contains(&name) {
-            seen.push(name);
-        }
-    }
-    seen
 }
 
 fn table(c: &Comparison, scenario: &str) -> Table {

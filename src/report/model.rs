@@ -74,13 +74,7 @@ impl Model {
         let mut measured: Vec<String> = data.points.iter().map(|p| p.implementation.clone()).collect();
         measured.sort();
         measured.dedup();
-        let mut keys: Vec<(String, String)> = Vec::new();
-        for p in &data.points {
-            let key = (p.scenario.clone(), p.level.clone());
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
+        let keys = distinct(data.points.iter().map(|p| (p.scenario.clone(), p.level.clone())));
         let groups = keys.into_iter().map(|(scenario, level)| group(&data.run, &data.points, &measured, scenario, level)).collect();
         let palette = Palette::new(implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)));
         Model { run: data.run, implementations, measured, groups, points: data.points, palette }
@@ -120,6 +114,17 @@ impl Group {
         cells.sort_by(|a, b| a.rank.cmp(&b.rank).then(b.median_throughput().total_cmp(&a.median_throughput())).then(a.implementation.cmp(&b.implementation)));
         cells
     }
+}
+
+/// `items` without repeats, in the order first seen.
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
 }
 
 /// `1 core`, `4 cores`.

@@ -54,6 +54,13 @@ impl Summary {
     }
 }
 
+/// Median of values in any order.
+pub fn median_of(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    median(&sorted)
+}
+
 /// Median of sorted values.
 pub fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();

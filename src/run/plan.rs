@@ -279,17 +279,23 @@ fn pick_scenarios<'a>(args: &Overrides, inputs: &'a Inputs) -> Result<Vec<&'a Sc
     Ok(asked.iter().filter_map(|name| inputs.scenarios.iter().find(|s| &s.name == name)).collect())
 }
 
+/// `items` without repeats, in the order first given.
+fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
 fn pick_cores(args: &Overrides, profile: &Profile, cpus: &[usize], notes: &mut Vec<String>) -> Result<Vec<u32>> {
     let asked = if args.cores.is_empty() { profile.cores.clone() } else { args.cores.clone() };
     if asked.contains(&0) {
         bail!("--cores 0: core counts start at 1 (e.g. --cores 1,2)");
     }
-    let mut cores: Vec<u32> = Vec::new();
-    for k in asked {
-        if !cores.contains(&k) {
-            cores.push(k);
-        }
-    }
+    let cores = distinct(asked);
     let (fit, over): (Vec<u32>, Vec<u32>) = cores.into_iter().partition(|&k| k as usize <= cpus.len());
     if !over.is_empty() {
         let list: Vec<String> = over.iter().map(u32::to_string).collect();
@@ -378,12 +384,7 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
     } else {
         load.keepalive.or_else(|| profile.keepalive.clone()).unwrap_or_else(|| vec![true])
     };
-    let mut keepalive = Vec::new();
-    for mode in asked {
-        if !keepalive.contains(&mode) {
-            keepalive.push(mode);
-        }
-    }
+    let keepalive = distinct(asked);
     let warmup_s = args.warmup_s.map_or_else(|| secs(&load.warmup).map(|w| w.unwrap_or(1.0)), Ok)?;
     let warmup_max_s = args.warmup_max_s.map_or_else(|| secs(&load.warmup_max).map(|w| w.unwrap_or(DEFAULT_WARMUP_MAX_S)), Ok)?;
     if warmup_s > 0.0 && warmup_max_s < warmup_s {
