@@ -13,32 +13,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
+/// The fake server: `server.py PORT [--stall] MARKER`. With `--stall` only
+/// `GET /` answers; every other request waits a minute.
 const SERVER_PY: &str = r#"
-import sys, http.server
+import sys, time, http.server
+STALL = "--stall" in sys.argv
 class Hello(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # One send per response: an unbuffered body after the headers meets
     # Nagle and delayed ACKs, 40 ms a request, too little work to measure.
     wbufsize = 65536
     def do_GET(self):
-        body = b"Hello, World!"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
-"#;
-
-/// Like `SERVER_PY`, but only `GET /` answers; every other request waits a minute.
-const STALL_PY: &str = r#"
-import sys, time, http.server
-class Stall(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        if self.path != "/":
+        if STALL and self.path != "/":
             time.sleep(60)
         body = b"Hello, World!"
         self.send_response(200)
@@ -48,7 +34,7 @@ class Stall(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
     def log_message(self, *args):
         pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Stall).serve_forever()
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
 "#;
 
 struct Fake {
@@ -259,8 +245,7 @@ fn a_killed_orchestrator_leaves_no_verification_server() {
     // so that verification is still running when the orchestrator is killed
     // (against the plain fake it fails within a second and stops the server
     // itself, racing the kill).
-    let fake = Fake::new("python3 stall.py {port} MARKER");
-    std::fs::write(fake.root.path().join("impls/http/fake/stall.py"), STALL_PY).unwrap();
+    let fake = Fake::new("python3 server.py {port} --stall MARKER");
     let mut child = fake.spawn(&["-d", "1s"]);
     let deadline = Instant::now() + Duration::from_secs(30);
     assert!(fake.wait_server(deadline), "verification should have started the server: {}", std::fs::read_to_string(fake.log()).unwrap_or_default());
