@@ -35,6 +35,9 @@ pub struct RunArgs {
     /// Connection modes, comma separated: true keeps connections alive, false sends `Connection: close` [default: the profile's, else true]
     #[arg(long, value_delimiter = ',', value_name = "BOOLS")]
     pub keepalive: Vec<bool>,
+    /// Also search each implementation's capacity within this latency bound, e.g. 'p99<=10ms' or 'p50<=2ms,p99.9<=50ms' (spec/PROFILES.md, Capacity)
+    #[arg(long, value_parser = run::slo::Slo::parse, value_name = "BOUND")]
+    pub slo: Option<run::slo::Slo>,
     /// Measurement length of each point, e.g. 30s or 10m
     #[arg(short = 'd', long, value_parser = parse_seconds, conflicts_with = "requests")]
     pub duration: Option<f64>,
@@ -111,6 +114,7 @@ impl RunArgs {
             repeat: self.repeat,
             timeout_s: self.timeout,
             verify: !self.no_verify,
+            slo: self.slo.clone(),
         }
     }
 

@@ -218,3 +218,35 @@ fn a_scenario_may_take_some_of_the_cores_and_the_flag_gives_it_all_back() {
     let bad = crate::run::profile::parse("spec/profiles/test.toml", "description = \"d\"\ncores = [1]\n[scenario.page]\ncores = []\n").unwrap_err().to_string();
     assert!(bad.contains("[scenario.page] 'cores' must be a non-empty list"), "{bad}");
 }
+
+#[test]
+fn an_slo_adds_one_search_per_implementation_scenario_and_cores_after_the_points() {
+    let none = plan(&["--impl", "go"]).unwrap();
+    assert!(none.searches.is_empty());
+    let p = plan(&["--impl", "go", "--scenario", "hello", "--slo", "p99<=10ms"]).unwrap();
+    let keys: Vec<&str> = p.searches.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(keys, ["go/hello/cores=1/capacity", "go/hello/cores=2/capacity"]);
+    let s = &p.searches[0];
+    assert_eq!((s.slo.to_string(), s.connections, s.precision, s.generator_cpus.clone()), ("p99<=10ms".into(), 150, 0.05, vec![1]));
+    assert_ne!(p.key(), plan(&["--impl", "go", "--scenario", "hello"]).unwrap().key(), "--resume must not mix a run with searches and one without");
+    let profile = format!(
+        "{PROFILE}[capacity]\nslo = \"p99.9<=50ms\"\nscenarios = [\"password\"]\ncores = [2]\nconnections = 8\nstep = \"1s\"\nstep_warmup = \"0s\"\nmax_steps = 4\nbudget = \"9s\"\n"
+    );
+    let p = plan_with(&["--impl", "go"], &profile, &[0, 1]).unwrap();
+    let s: Vec<(&str, String, u32, f64, f64)> = p.searches.iter().map(|s| (s.key.as_str(), s.slo.to_string(), s.connections, s.step_cost_s(), s.expected_s())).collect();
+    assert_eq!(s, [("go/password/cores=2/capacity", "p99.9<=50ms".to_string(), 8, 1.0, 4.0)]);
+    let p = plan_with(&["--impl", "go", "--slo", "p50<=1ms"], &profile, &[0, 1]).unwrap();
+    assert_eq!(p.searches[0].slo.to_string(), "p50<=1ms", "--slo replaces the profile's bound");
+}
+
+#[test]
+fn a_malformed_slo_names_the_input_and_shows_the_syntax() {
+    let argv = ["concur", "run", "--slo", "p99<10ms"];
+    let err = Cli::try_parse_from(argv).unwrap_err().to_string();
+    assert!(err.contains("invalid value 'p99<10ms' for '--slo <BOUND>': invalid SLO 'p99<10ms': 'p99<10ms' has no '<='"), "{err}");
+    assert!(err.contains("e.g. 'p99<=10ms', 'p99.9<=50ms'"), "{err}");
+    let bad = crate::run::profile::parse("p.toml", &format!("{PROFILE}[capacity]\nslo = \"p99 <= fast\"\n")).unwrap_err().to_string();
+    assert!(bad.starts_with("p.toml: [capacity] 'slo': invalid SLO 'p99 <= fast'"), "{bad}");
+    let bad = crate::run::profile::parse("p.toml", &format!("{PROFILE}[capacity]\nprecision = 5\n")).unwrap_err().to_string();
+    assert!(bad.contains("'precision' is a fraction between 0 and 1"), "{bad}");
+}

@@ -38,17 +38,8 @@ pub fn section(store: &Store, run: Option<i64>) -> Result<Vec<Block>> {
 
 /// Adds the section to a rendered report (at the end of index.html's body and
 /// of summary.md); the report is unchanged when the database has no micro run.
-pub fn append(mut r: super::Rendered, store: &Store, run: Option<i64>) -> Result<super::Rendered> {
-    let blocks = section(store, run)?;
-    if blocks.is_empty() {
-        return Ok(r);
-    }
-    let page = super::html::render(&blocks, "");
-    let body = page.split_once("<body>\n").and_then(|(_, rest)| rest.rsplit_once("</body>")).map_or("", |(b, _)| b);
-    let at = r.html.rfind("</body>").unwrap_or(r.html.len());
-    r.html.insert_str(at, body);
-    r.markdown = format!("{}\n{}", r.markdown, super::markdown::render(&blocks));
-    Ok(r)
+pub fn append(r: super::Rendered, store: &Store, run: Option<i64>) -> Result<super::Rendered> {
+    Ok(super::append(r, &section(store, run)?))
 }
 
 /// The section's blocks, headed by a level-2 heading.

@@ -4,10 +4,12 @@
 //! grouped and summarised (`model`, with the statistics of repeats in
 //! `spread`), laid out once (`document`) from charts, result tables,
 //! feature tables and context, and rendered twice (`html`, `markdown`).
+//! `capacity` adds the section of the run's capacity searches (`--slo`).
 //! `compare` sets two runs side by side, point by point.
 //! `export` writes the run's points as JSON or CSV for other tools
 //! (spec/EXPORT.md), beside the report.
 
+mod capacity;
 mod charts;
 pub mod compare;
 mod context;
@@ -77,7 +79,8 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     };
     let data = store.load_run(id)?;
     export::write(&data, options.export_json.as_deref(), options.export_csv.as_deref())?;
-    let rendered = micro::append(render(data), &store, options.run)?;
+    let rendered = append(render(data), &capacity::section(&store, id)?);
+    let rendered = micro::append(rendered, &store, options.run)?;
     let out = match &options.out {
         Some(out) => out.clone(),
         None => find_root()?.join("results/report"),
@@ -85,6 +88,19 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     write(&out, &rendered)?;
     println!("report of run {id}: {} and {}", out.join("index.html").display(), out.join("summary.md").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Adds a section to a rendered report (at the end of index.html's body and of summary.md); nothing when `blocks` is empty.
+fn append(mut r: Rendered, blocks: &[document::Block]) -> Rendered {
+    if blocks.is_empty() {
+        return r;
+    }
+    let page = html::render(blocks, "");
+    let body = page.split_once("<body>\n").and_then(|(_, rest)| rest.rsplit_once("</body>")).map_or("", |(b, _)| b);
+    let at = r.html.rfind("</body>").unwrap_or(r.html.len());
+    r.html.insert_str(at, body);
+    r.markdown = format!("{}\n{}", r.markdown, markdown::render(blocks));
+    r
 }
 
 /// The results database `db`, else the repository's.

@@ -5,8 +5,10 @@
 //! (`point`, `drive`), with the server's process tree sampled alongside
 //! (`sampler`, `usage`). Every point is written to the results database as
 //! soon as it is taken, so an interrupted run (`interrupt`) keeps what it
-//! finished and `--resume` skips it.
+//! finished and `--resume` skips it. With an SLO (`--slo`, the profile's
+//! `[capacity]`), capacity searches follow the points (`capacity`).
 
+pub mod capacity;
 mod drive;
 mod interrupt;
 pub mod plan;
@@ -15,6 +17,7 @@ mod prepare;
 pub mod profile;
 mod progress;
 mod sampler;
+pub mod slo;
 pub mod usage;
 
 pub use plan::{Overrides, Plan, PointSpec};
@@ -87,9 +90,11 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
 fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations: &[Implementation], log_dir: &Path) -> Result<RunStatus> {
     let done = store.point_keys(run.id)?;
     let pending: Vec<&PointSpec> = plan.points.iter().filter(|p| !done.contains(&p.key)).collect();
+    let searched = store.ended_searches(run.id)?;
     let mut ready: BTreeMap<&str, &Implementation> = BTreeMap::new();
     for imp in implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())) {
-        let has_points = pending.iter().any(|p| p.implementation == imp.name());
+        let has_points = pending.iter().any(|p| p.implementation == imp.name())
+            || plan.searches.iter().any(|s| s.implementation == imp.name() && !searched.contains(&s.key));
         if !has_points && done.iter().any(|k| k.starts_with(&format!("{}/", imp.name()))) {
             continue;
         }
@@ -117,6 +122,10 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
         }
         progress.end(spec, started.elapsed());
         println!("{}", result_line(&point));
+    }
+    let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready };
+    if !capacity::run_all(&cx, plan)? {
+        return Ok(RunStatus::Interrupted);
     }
     Ok(RunStatus::Finished)
 }
@@ -185,8 +194,9 @@ fn print_plan(plan: &Plan) {
     for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");
     }
-    let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum();
-    let _ = writeln!(out, "{} points, about {} of load plus start-up, stop and verification", plan.points.len(), progress::clock(total));
+    let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum::<f64>() + plan.searches.iter().map(capacity::SearchSpec::expected_s).sum::<f64>();
+    let searches = if plan.searches.is_empty() { String::new() } else { format!(" and {} capacity searches", plan.searches.len()) };
+    let _ = writeln!(out, "{} points{searches}, about {} of load plus start-up, stop and verification", plan.points.len(), progress::clock(total));
     for p in &plan.points {
         let length = match (p.duration_s, p.requests) {
             (_, Some(n)) => format!("-n {n}"),
@@ -197,6 +207,20 @@ fn print_plan(plan: &Plan) {
         let cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
         let warmup = if p.warmup_s > 0.0 { format!("{}-{}s", p.warmup_s, p.warmup_max_s) } else { "0s".into() };
         let _ = writeln!(out, "  {:<44} c={:<5} warm-up {warmup:<6} {length:<9} {cpus}", p.key, p.connections);
+    }
+    for s in &plan.searches {
+        let _ = writeln!(
+            out,
+            "  {:<44} capacity within {}: c={} steps of {}s after {}s at most {} in {}s, to {:.0}%",
+            s.key,
+            s.slo,
+            s.connections,
+            s.step_s,
+            s.step_warmup_s,
+            s.max_steps,
+            s.budget_s,
+            s.precision * 100.0
+        );
     }
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes());

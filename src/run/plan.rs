@@ -42,6 +42,8 @@ pub struct Overrides {
     pub keepalive: Vec<bool>,
     /// `concur verify` before measuring (`--no-verify` turns it off).
     pub verify: bool,
+    /// A capacity search within this bound (`--slo`), over the profile's `[capacity] slo`.
+    pub slo: Option<super::slo::Slo>,
 }
 
 /// Everything planning needs to know about this machine and repository.
@@ -71,6 +73,9 @@ pub struct Plan {
     pub points: Vec<PointSpec>,
     /// Warnings for the terminal and the report.
     pub notes: Vec<String>,
+    /// Capacity searches, after the points (`--slo`); left out of the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<super::capacity::SearchSpec>,
 }
 
 /// One point, fully resolved.
@@ -127,7 +132,12 @@ impl PointSpec {
 impl Plan {
     /// A digest of what is measured and how; `--resume` continues only a run with the same one.
     pub fn key(&self) -> String {
-        let text = serde_json::to_string(&(&self.points, self.verify)).unwrap_or_default();
+        let text = if self.searches.is_empty() {
+            serde_json::to_string(&(&self.points, self.verify))
+        } else {
+            serde_json::to_string(&(&self.points, self.verify, &self.searches))
+        }
+        .unwrap_or_default();
         format!("{:016x}", crate::host::digest::fnv1a(&text))
     }
 }
@@ -208,6 +218,8 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
             }
         }
     }
+    let settings_of = |s: &ScenarioInfo| settings_for(args, profile, s).map(|r| (r.timeout_s, r.env));
+    let searches = super::capacity::searches(args, inputs, &scenarios, &cores, &implementations, settings_of)?;
     if let Some(&k) = cores.iter().find(|&&k| split_cpus(inputs.cpus, k).2) {
         notes.push(format!(
             "with {k} server core(s) on this {}-CPU machine the load generator shares the server's CPUs; \
@@ -230,6 +242,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         verify: args.verify,
         points,
         notes,
+        searches,
     })
 }
 

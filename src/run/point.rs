@@ -9,7 +9,7 @@ use super::plan::PointSpec;
 use super::sampler::Sampler;
 use super::usage;
 use crate::impls::Implementation;
-use crate::load::{Control, LoadReport};
+use crate::load::{Control, LoadReport, RateCheck};
 use crate::server::{self, Launch, Server};
 use crate::store::PointRecord;
 use anyhow::Result;
@@ -20,16 +20,16 @@ use std::time::Duration;
 /// How often the server's process tree is sampled.
 const SAMPLE_EVERY: Duration = Duration::from_millis(250);
 /// Longest wait for a fresh server to answer `GET /`.
-const READY_TIMEOUT: Duration = Duration::from_secs(90);
+pub(super) const READY_TIMEOUT: Duration = Duration::from_secs(90);
 /// SIGTERM to SIGKILL.
-const STOP_GRACE: Duration = Duration::from_secs(5);
+pub(super) const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// Measures one point; `None` when a stop was asked for (the point is not kept).
 pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path) -> Option<PointRecord> {
     let mut point = blank(spec);
     let log = log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let result = start(root, imp, spec, &log).and_then(|mut server| {
-        let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| load_phases(root, spec, &mut server, &mut point));
+        let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| load_phases(root, spec, &mut server, &mut point).map(|_| ()));
         server.stop(STOP_GRACE);
         outcome
     });
@@ -42,14 +42,14 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
     Some(point)
 }
 
-fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path) -> Result<Server> {
+pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path) -> Result<Server> {
     let env = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let launch = Launch { port: server::free_port()?, cores: spec.cores, env, cpus: Some(spec.server_cpus.clone()), log: Some(log.to_path_buf()) };
     Server::start(imp, root, &launch)
 }
 
-/// Warm-up and the sampled measurement; fills `point`.
-fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord) -> Result<()> {
+/// Warm-up and the sampled measurement; fills `point`, and returns the open loop's rate check.
+pub(super) fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord) -> Result<Option<RateCheck>> {
     let plan = drive::plan(root, spec, server.addr.port())?;
     let control = Arc::new(Control::new());
     let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
@@ -59,7 +59,8 @@ fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut P
     drive::fill(point, &report);
     point.server = usage::server(samples, report.elapsed_s, spec.cores);
     point.generator = usage::generator(spec.generator_cpus.clone(), spec.shared, drive::generator_cpu_seconds(&report), report.elapsed_s, point.server.cpu_seconds);
-    alive(server, "measurement")
+    alive(server, "measurement")?;
+    Ok(report.rate)
 }
 
 fn alive(server: &mut Server, phase: &str) -> Result<()> {
@@ -70,7 +71,7 @@ fn alive(server: &mut Server, phase: &str) -> Result<()> {
 }
 
 /// A record with the point's identity and nothing measured yet.
-fn blank(spec: &PointSpec) -> PointRecord {
+pub(super) fn blank(spec: &PointSpec) -> PointRecord {
     PointRecord {
         key: spec.key.clone(),
         implementation: spec.implementation.clone(),

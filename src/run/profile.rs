@@ -37,6 +37,8 @@ pub struct Profile {
     /// Per-scenario overrides of `load`.
     #[serde(default)]
     pub scenario: BTreeMap<String, Load>,
+    /// The capacity search (`--slo`), spec/PROFILES.md "Capacity".
+    pub capacity: Option<super::capacity::Settings>,
 }
 
 /// Load settings; anything left out falls back to the profile's `[load]`,
@@ -116,6 +118,9 @@ pub fn parse(shown: &str, text: &str) -> Result<Profile> {
     check_modes(shown, "", &profile.keepalive)?;
     for (section, load) in std::iter::once(("load".to_string(), &profile.load)).chain(profile.scenario.iter().map(|(k, v)| (format!("scenario.{k}"), v))) {
         check_load(shown, &section, load)?;
+    }
+    if let Some(c) = &profile.capacity {
+        c.check(shown)?;
     }
     Ok(profile)
 }

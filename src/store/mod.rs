@@ -4,6 +4,7 @@
 //! alone. It owns the schema (versioned migrations, spec/RESULTS-DB.md) and
 //! the mapping between rows and the plain records of [`types`].
 
+pub mod capacity;
 pub mod micro;
 mod points;
 mod schema;
