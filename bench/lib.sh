@@ -12,11 +12,14 @@ require() {
     done
 }
 
-# Builds concur in release mode and sets CONCUR to the binary.
+# Builds concur in release mode and sets CONCUR to the binary (under
+# CARGO_TARGET_DIR when it is set, as cargo itself does).
 build_concur() {
     echo "building concur (release)..." >&2
     (cd "$ROOT" && cargo build --release --quiet)
-    CONCUR="$ROOT/target/release/concur"
+    local target=${CARGO_TARGET_DIR:-target}
+    [[ $target == /* ]] || target="$ROOT/$target"
+    CONCUR="$target/release/concur"
 }
 
 # wait_up URL TRIES WHAT LOG...: waits up to TRIES × 0.1 s for URL to answer;

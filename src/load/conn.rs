@@ -35,6 +35,9 @@ pub struct Conn {
     pub schedule: u64,
     /// Where the current request's latency starts.
     pub origin: u64,
+    /// Open loop: when the response before the next request arrived (the kernel's stamp),
+    /// so that a send held back by reading it late is not counted against the server; 0 when none.
+    pub free_at: u64,
     /// When the current connect or write began; the timeout runs from here.
     pub io_start: u64,
     pub written: usize,
@@ -58,6 +61,7 @@ impl Conn {
             iteration: 0,
             intended: 0,
             schedule: 0,
+            free_at: 0,
             origin: 0,
             io_start: 0,
             written: 0,

@@ -5,29 +5,32 @@
 //! a warm-up runs, its completions per second for `warmup` to judge). Per request
 //! it makes one `write` and usually one `read`: sockets are registered once,
 //! edge-triggered, for both directions, and a short read means the socket is
-//! drained. Closed loop, open loop, count and duration are the strategies of
-//! `pace`, asked by this one loop.
+//! drained. The closed loop waits on epoll and answers each event at once; the
+//! open loop wakes once per batch window (`pace::BATCH_NS`), takes every event
+//! that came meanwhile, ends each latency at the kernel's arrival stamp of the
+//! response, and sends every request due within the window. Closed loop, open
+//! loop, count and duration are the strategies of `pace`, asked by this one loop.
 
 use super::conn::{Conn, State};
 use super::control::Control;
 use super::http::Feed;
 use super::pace::{Budget, Pace};
 use super::request::Requests;
-use super::sys::{self, Alarm, CpuTime};
+use super::sys::{self, CpuTime, Waiter};
 use super::warmup::Phase;
 use crate::stats::{ErrorCounts, ErrorKind, Latencies, Timeline};
 use anyhow::{Context, Result};
 use mio::net::TcpStream;
-use mio::unix::SourceFd;
-use mio::{Events, Interest, Poll, Token};
+use mio::{Interest, Poll, Token};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::os::fd::AsRawFd;
 
-const ALARM: Token = Token(usize::MAX);
 const READ_BUFFER: usize = 64 * 1024;
+/// Socket events taken per wait.
+const EVENTS: usize = 1024;
 
 /// What every worker reads and none writes.
 pub struct Shared<'a> {
@@ -88,8 +91,8 @@ pub fn run(shared: &Shared, assignment: Assignment) -> Result<Outcome> {
     let warning =
         assignment.cpu.and_then(|cpu| sys::pin_to_cpu(cpu).err().map(|e| format!("cannot pin a worker thread to CPU {cpu}: {e}")));
     sys::set_timer_slack(1_000);
-    let mut worker = Worker::new(shared, &assignment).context("a load worker could not start its event loop (epoll, timerfd)")?;
-    worker.run().context("a load worker's event loop failed waiting for socket events (epoll_wait); the run is abandoned")?;
+    let mut worker = Worker::new(shared, &assignment).context("a load worker could not start its event loop (epoll)")?;
+    worker.run().context("a load worker's event loop failed waiting for socket events (epoll_pwait2/epoll_wait); the run is abandoned")?;
     Ok(worker.finish(warning.into_iter().collect()))
 }
 
@@ -97,8 +100,15 @@ struct Worker<'a> {
     shared: &'a Shared<'a>,
     requests: &'a Requests,
     poll: Poll,
-    alarm: Alarm,
-    armed: u64,
+    waiter: Waiter,
+    /// How long before its time a waiting user may be sent (`Pace::early_ns`).
+    early_ns: u64,
+    /// Open loop: wake once per batch window, and end latencies at the kernel's arrival stamps.
+    batched: bool,
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, refreshed every tick, for the arrival stamps.
+    realtime_offset: i64,
+    /// The last wait filled the event buffer: more events wait, so the next one does not sleep.
+    backlog: bool,
     timers: BinaryHeap<Reverse<(u64, usize, u32)>>,
     conns: Vec<Conn>,
     budget: Budget,
@@ -126,16 +136,21 @@ struct Worker<'a> {
 impl<'a> Worker<'a> {
     fn new(shared: &'a Shared<'a>, assignment: &Assignment) -> io::Result<Worker<'a>> {
         let poll = Poll::new()?;
-        let alarm = Alarm::new()?;
-        poll.registry().register(&mut SourceFd(&alarm.raw_fd()), ALARM, Interest::READABLE)?;
+        let waiter = Waiter::new(poll.as_raw_fd(), EVENTS);
+        // With a new connection per request, a connect's completion carries no arrival stamp
+        // and would wait out the window before its send: no batching then.
+        let early_ns = if shared.keepalive { shared.pace.early_ns() } else { 0 };
         let conns = (0..assignment.connections).map(|i| Conn::new(assignment.first_user + i as u64)).collect();
         let steps = shared.requests.expect.iter().map(|_| StepTally::default()).collect();
         Ok(Worker {
             shared,
             requests: shared.requests,
             poll,
-            alarm,
-            armed: 0,
+            waiter,
+            early_ns,
+            batched: early_ns > 0,
+            realtime_offset: sys::realtime_offset(),
+            backlog: false,
             timers: BinaryHeap::new(),
             conns,
             budget: assignment.budget,
@@ -168,7 +183,6 @@ impl<'a> Worker<'a> {
         }
         let tick_ns = (self.shared.timeout_ns / 10).clamp(1_000_000, 100_000_000);
         let mut next_tick = start + tick_ns;
-        let mut events = Events::with_capacity(1024);
         while self.active > 0 {
             let now = sys::now_ns();
             if self.shared.control.stopped() {
@@ -189,21 +203,38 @@ impl<'a> Worker<'a> {
                 next_tick = now + tick_ns;
                 continue;
             }
-            let wake = deadline.map_or(next_tick, |d| d.min(next_tick));
-            if let Err(e) = self.poll.poll(&mut events, Some(Duration::from_nanos(wake - now))) {
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
+            let mut wake = deadline.map_or(next_tick, |d| d.min(next_tick));
+            if let Some(Reverse((at, ..))) = self.timers.peek() {
+                wake = wake.min(*at);
             }
-            for event in events.iter() {
-                if event.token() != ALARM {
-                    self.on_event(event.token().0, event.is_readable() || event.is_read_closed() || event.is_error());
+            let n = match self.wait(now, wake) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            for k in 0..n {
+                if let Some((i, readable)) = self.waiter.event(k) {
+                    self.on_event(i, readable);
                 }
             }
             self.fire_timers(sys::now_ns());
         }
         Ok(())
+    }
+
+    /// Waits for socket events until `wake`. Open loop: sleeps through the batch window
+    /// instead, then takes every event that came meanwhile at once; the responses read
+    /// late keep their latencies, which end at the kernel's arrival stamp.
+    fn wait(&mut self, now: u64, wake: u64) -> io::Result<usize> {
+        if !self.batched {
+            return self.waiter.wait(wake);
+        }
+        if wake > now && !self.backlog {
+            sys::sleep_until(wake.min(now + self.early_ns));
+        }
+        let n = self.waiter.wait(0)?;
+        self.backlog = n == EVENTS;
+        Ok(n)
     }
 
     fn on_event(&mut self, i: usize, readable: bool) {
@@ -231,21 +262,25 @@ impl<'a> Worker<'a> {
         let c = &mut self.conns[i];
         c.intended = self.shared.pace.next(&mut c.schedule, now, iteration_ended);
         let at = c.intended.max(c.retry_at);
-        if at <= now {
+        if at <= now + self.early_ns {
             self.issue(i, now);
         } else {
             c.state = State::Waiting;
             c.timer = c.timer.wrapping_add(1);
             self.timers.push(Reverse((at, i, c.timer)));
-            if self.armed == 0 || at < self.armed {
-                self.armed = at;
-                self.alarm.arm(at);
-            }
         }
     }
 
     fn issue(&mut self, i: usize, now: u64) {
-        let origin = self.shared.pace.origin(self.conns[i].intended, now);
+        let c = &mut self.conns[i];
+        let mut origin = self.shared.pace.origin(c.intended, now);
+        // Open loop: when this user's time came while its previous response was still on the
+        // way, the send waited for that response (the server's delay, counted) and then for
+        // the batch window in which it was read (the generator's, not counted).
+        if c.free_at > c.intended {
+            origin = c.intended + now.saturating_sub(c.free_at);
+        }
+        c.free_at = 0;
         // A warm-up's requests take nothing from the budget and are not counted as sent.
         if self.shared.phase.measures(origin) {
             if !self.budget.take() {
@@ -277,6 +312,10 @@ impl<'a> Worker<'a> {
             return self.fail_at_once(i, now, &e);
         }
         let _ = sock.set_nodelay(true);
+        if self.batched {
+            // Without stamps, latencies end when the response is read: correct, only less exact.
+            let _ = sys::stamp_arrivals(sock.as_raw_fd());
+        }
         let c = &mut self.conns[i];
         c.sock = Some(sock);
         c.state = State::Connecting;
@@ -326,14 +365,19 @@ impl<'a> Worker<'a> {
         loop {
             let c = &mut self.conns[i];
             let mut sock = c.sock.as_ref().expect("a reading user has a socket");
-            let n = match sock.read(&mut self.buf) {
-                Ok(0) => {
+            let read = if self.batched {
+                sys::recv_stamped(sock.as_raw_fd(), &mut self.buf, self.realtime_offset)
+            } else {
+                sock.read(&mut self.buf).map(|n| (n, None))
+            };
+            let (n, arrived) = match read {
+                Ok((0, _)) => {
                     return match c.parser.eof() {
-                        Feed::Done { status, .. } => self.complete(i, status, false, now),
+                        Feed::Done { status, .. } => self.complete(i, status, false, now, None),
                         _ => self.fail(i, ErrorKind::Closed, now, None),
                     };
                 }
-                Ok(n) => n,
+                Ok(read) => read,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return self.fail(i, classify(&e, ErrorKind::Read), now, Some(&e)),
@@ -341,7 +385,7 @@ impl<'a> Worker<'a> {
             self.bytes_read += n as u64;
             match c.parser.feed(&self.buf[..n]) {
                 Feed::More => {}
-                Feed::Done { status, keep_alive, rest: 0 } => return self.complete(i, status, keep_alive, now),
+                Feed::Done { status, keep_alive, rest: 0 } => return self.complete(i, status, keep_alive, now, arrived),
                 Feed::Done { .. } | Feed::Invalid => return self.fail(i, ErrorKind::Parse, now, None),
             }
             if n < self.buf.len() {
@@ -350,8 +394,8 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// A whole response arrived.
-    fn complete(&mut self, i: usize, status: u16, keep_alive: bool, now: u64) {
+    /// A whole response arrived; its last bytes `arrived` at that time by the kernel's stamp, when known.
+    fn complete(&mut self, i: usize, status: u16, keep_alive: bool, now: u64, arrived: Option<u64>) {
         let step = self.conns[i].step;
         let (low, high) = self.requests.expect[step];
         let ok = low <= status && status <= high;
@@ -359,7 +403,8 @@ impl<'a> Worker<'a> {
         if self.shared.phase.measures(origin) {
             let tally = &mut self.steps[step];
             if ok {
-                tally.latencies.record_us((now.saturating_sub(origin) + 500) / 1000);
+                let end = arrived.map_or(now, |a| a.max(origin).min(now));
+                tally.latencies.record_us((end.saturating_sub(origin) + 500) / 1000);
                 tally.ok += 1;
             } else {
                 tally.errors.add_status(status);
@@ -374,6 +419,7 @@ impl<'a> Worker<'a> {
         if !keep_alive || !self.shared.keepalive {
             c.sock = None;
         }
+        c.free_at = if self.batched { arrived.unwrap_or(now) } else { 0 };
         let ended = c.advance(self.steps.len());
         self.next(i, now, ended);
     }
@@ -445,28 +491,26 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Sends every waiting user whose time comes before `now` plus the early window:
+    /// one wake-up, one batch. Each send reads the clock again, so a request that leaves
+    /// late because of the ones before it in the batch keeps its intended time as origin.
     fn fire_timers(&mut self, now: u64) {
+        let until = now + self.early_ns;
         while let Some(&Reverse((at, i, timer))) = self.timers.peek() {
-            if at > now {
+            if at > until {
                 break;
             }
             self.timers.pop();
             let c = &self.conns[i];
             if c.state == State::Waiting && c.timer == timer {
-                self.issue(i, now);
-            }
-        }
-        let next = self.timers.peek().map_or(0, |t| t.0.0);
-        if next != self.armed {
-            self.armed = next;
-            if next != 0 {
-                self.alarm.arm(next);
+                self.issue(i, sys::now_ns());
             }
         }
     }
 
     /// A few times a second: time out stuck requests and publish progress.
     fn tick(&mut self, now: u64) {
+        self.realtime_offset = sys::realtime_offset();
         for i in 0..self.conns.len() {
             let c = &self.conns[i];
             if c.in_flight() && now.saturating_sub(c.io_start) >= self.shared.timeout_ns {
@@ -545,7 +589,8 @@ fn default_message(kind: ErrorKind) -> &'static str {
 mod tests {
     use super::*;
     use crate::load::plan::LoadPlan;
-    use std::time::Instant;
+    use crate::load::pace::BATCH_NS;
+    use std::time::{Duration, Instant};
 
     /// A TCP connect to a broadcast address fails inside `connect(2)` itself
     /// (ENETUNREACH), before any packet leaves: the same synchronous failure
@@ -589,5 +634,101 @@ mod tests {
             assert!((2..=20).contains(&outcome.sent), "{pace:?}: {} attempts in 300 ms", outcome.sent);
             assert!(outcome.first_errors[&ErrorKind::Connect].contains("unreachable"), "{:?}", outcome.first_errors);
         }
+    }
+
+    /// One wake-up sends every user due before the end of the batch window. A user whose
+    /// time passed long ago (a stall) keeps its intended time as latency origin, so the
+    /// stall still counts against every request behind it; a user sent before its time
+    /// starts at its send; a user due after the window keeps waiting.
+    #[test]
+    fn a_batch_sends_late_and_early_users_with_the_right_latency_origins() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+        let requests = Requests::encode(&plan);
+        let control = Control::new();
+        let start_ns = sys::now_ns() - 50_000_000;
+        let phase = Phase::new(start_ns, false, Some(Duration::from_secs(10)));
+        let pace = Pace::Open { interval_ns: 100_000_000, spacing_ns: 1_000_000 };
+        let shared = Shared {
+            requests: &requests,
+            addr: plan.target.addr,
+            keepalive: true,
+            timeout_ns: 1_000_000_000,
+            start_ns,
+            phase: &phase,
+            total_users: 3,
+            pace,
+            backoff: false,
+            control: &control,
+        };
+        let assignment = Assignment { first_user: 0, connections: 3, budget: Budget::Unlimited, cpu: None };
+        let mut worker = Worker::new(&shared, &assignment).unwrap();
+        assert_eq!(worker.early_ns, BATCH_NS);
+        let now = sys::now_ns();
+        let due = [now - 5_000_000, now + BATCH_NS / 2, now + 3 * BATCH_NS];
+        for (i, at) in due.into_iter().enumerate() {
+            worker.conns[i].schedule = at;
+            worker.next(i, start_ns, false);
+            assert_eq!(worker.conns[i].state, State::Waiting);
+        }
+        worker.fire_timers(now);
+        let [late, early, later] = &worker.conns[..] else { unreachable!() };
+        assert_eq!(late.state, State::Connecting);
+        assert_eq!(late.origin, due[0], "a late send keeps its intended time");
+        assert!(late.io_start > late.origin);
+        assert_eq!(early.state, State::Connecting, "due within the window: sent in the same batch");
+        assert!(early.origin <= early.io_start && early.origin <= due[1], "an early send starts at the send");
+        assert_eq!(later.state, State::Waiting);
+        assert_eq!(worker.sent, 2);
+        assert_eq!(worker.conns[0].schedule, due[0] + 100_000_000, "the schedule goes on from the intended time");
+    }
+
+    /// A user whose time came while its previous response was on the way sends when that
+    /// response is read: the wait for the response counts (the server's), the batch window
+    /// it was read in does not (the generator's). With a new connection per request there is
+    /// no batching at all.
+    #[test]
+    fn a_send_held_back_by_a_late_read_counts_the_servers_wait_only() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+        let requests = Requests::encode(&plan);
+        let control = Control::new();
+        let start_ns = sys::now_ns() - 50_000_000;
+        let phase = Phase::new(start_ns, false, Some(Duration::from_secs(10)));
+        let pace = Pace::Open { interval_ns: 100_000_000, spacing_ns: 1_000_000 };
+        let mut shared = Shared {
+            requests: &requests,
+            addr: plan.target.addr,
+            keepalive: true,
+            timeout_ns: 1_000_000_000,
+            start_ns,
+            phase: &phase,
+            total_users: 1,
+            pace,
+            backoff: false,
+            control: &control,
+        };
+        let assignment = Assignment { first_user: 0, connections: 1, budget: Budget::Unlimited, cpu: None };
+        let mut worker = Worker::new(&shared, &assignment).unwrap();
+        let now = sys::now_ns();
+        // Due 3 ms ago; the response before it arrived 2 ms ago (server: 1 ms late) and is read now.
+        let (due, arrived) = (now - 3_000_000, now - 2_000_000);
+        worker.conns[0].schedule = due;
+        worker.conns[0].free_at = arrived;
+        worker.next(0, now, false);
+        let c = &worker.conns[0];
+        assert_eq!(c.state, State::Connecting);
+        assert_eq!(c.origin, due + (now - arrived), "the 1 ms the server held the user counts, the 2 ms read delay does not");
+        assert_eq!(c.free_at, 0, "used once");
+        // A stall of the server alone (its response read as soon as it came) counts whole.
+        let mut worker = Worker::new(&shared, &assignment).unwrap();
+        let now = sys::now_ns();
+        worker.conns[0].schedule = now - 3_000_000;
+        worker.conns[0].free_at = now;
+        worker.next(0, now, false);
+        assert_eq!(worker.conns[0].origin, now - 3_000_000);
+        shared.keepalive = false;
+        let worker = Worker::new(&shared, &assignment).unwrap();
+        assert_eq!((worker.early_ns, worker.batched), (0, false), "Connection: close is never batched");
     }
 }
