@@ -42,6 +42,8 @@ mod report_chromium;
 mod report_export;
 #[path = "report_snapshot.rs"]
 mod report_snapshot;
+#[path = "run_locust.rs"]
+mod run_locust;
 #[path = "run_sweep.rs"]
 mod run_sweep;
 #[path = "verify_catches_faults.rs"]
