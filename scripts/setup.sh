@@ -14,6 +14,8 @@ want=(
   python3-venv
   # Benchmarks against reference tools
   wrk apache2-utils nginx-light
+  # The multi-host Locust test: network namespaces (ip), NAT into the server's loopback (nft)
+  iproute2 nftables
   # The report's test renders it in a headless browser
   chromium
   # Build basics
@@ -36,6 +38,23 @@ if ((${#missing[@]})); then
 fi
 # nginx-light starts a system nginx on port 80; the benchmarks start their own.
 if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/null; then systemctl stop nginx || true; fi
+
+# Locust, the second load generator (`concur run --generator locust`), in a
+# virtual environment of its own, from a requirements file pinned with hashes
+# (tools/locust/requirements.in, compiled by pip-compile --generate-hashes).
+# A failure here only skips Locust points, each run saying so in one line.
+locust_dir="$(cd "$(dirname "$0")/.." && pwd)/tools/locust"
+if [ ! -x "$locust_dir/.venv/bin/locust" ] || ! cmp -s "$locust_dir/requirements.txt" "$locust_dir/.venv/requirements.txt"; then
+  echo "setup: installing Locust into tools/locust/.venv"
+  rm -rf "$locust_dir/.venv"
+  if python3 -m venv "$locust_dir/.venv" \
+    && "$locust_dir/.venv/bin/pip" install -q --require-hashes -r "$locust_dir/requirements.txt"; then
+    cp "$locust_dir/requirements.txt" "$locust_dir/.venv/requirements.txt"
+  else
+    echo "setup: Locust could not be installed; Locust points will be skipped (see the messages above)" >&2
+    rm -rf "$locust_dir/.venv"
+  fi
+fi
 
 if ! command -v cargo >/dev/null; then
   echo "setup: cargo is missing; install Rust (https://rustup.rs or apt install cargo)" >&2

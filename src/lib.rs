@@ -1,7 +1,7 @@
 //! The Concur library: one module per stage of the pipeline.
 //! `impls` reads the manifests, `server` builds and starts an implementation,
 //! `verify` proves it follows `spec/SPEC.md`, `load` drives it, `stats`
-//! summarises latencies, `run` sweeps implementations × scenarios × cores
+//! summarises latencies, `locust` drives Locust as a second generator, `run` sweeps implementations × scenarios × cores
 //! into the results database (`store`), `micro` runs the process
 //! micro-benchmarks, and `report` turns that into results/report/.
 //!
@@ -13,6 +13,7 @@ pub mod cli;
 pub mod host;
 pub mod impls;
 pub mod load;
+pub mod locust;
 pub mod micro;
 pub mod report;
 pub mod run;

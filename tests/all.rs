@@ -44,6 +44,8 @@ mod report_export;
 mod report_snapshot;
 #[path = "run_capacity.rs"]
 mod run_capacity;
+#[path = "run_locust.rs"]
+mod run_locust;
 #[path = "run_sweep.rs"]
 mod run_sweep;
 #[path = "verify_catches_faults.rs"]

@@ -11,6 +11,7 @@ mod compare;
 mod completions;
 mod impls;
 mod load;
+mod locust;
 mod micro;
 mod run;
 
@@ -18,6 +19,7 @@ pub use compare::CompareArgs;
 pub use completions::CompletionsArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
 pub use load::{LoadArgs, MergeArgs, UsersArgs};
+pub use locust::LocustWorkerArgs;
 pub use micro::MicroArgs;
 pub use run::{ReportArgs, RunArgs};
 
@@ -52,6 +54,8 @@ pub enum Command {
     Run(RunArgs),
     /// Write results/report/index.html and summary.md from the results database
     Report(ReportArgs),
+    /// Run a Locust worker for a `concur run --generator locust --locust-master-bind` master on another machine
+    LocustWorker(LocustWorkerArgs),
     /// Compare two runs point by point: faster, slower or within noise (default: the latest run against the one before it)
     Compare(CompareArgs),
     /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
@@ -87,6 +91,7 @@ impl Command {
             Command::Users(args) => args.run(),
             Command::Run(args) => args.run(),
             Command::Report(args) => args.run(),
+            Command::LocustWorker(args) => args.run(),
             Command::Compare(args) => args.run(),
             Command::Micro(args) => args.run(),
             Command::Completions(args) => args.run(),

@@ -4,6 +4,7 @@
 use super::RootArg;
 use crate::report;
 use crate::run::{self, Overrides, parse_seconds};
+use crate::store::Generator;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -56,6 +57,24 @@ pub struct RunArgs {
     /// Longest wait for one response before it counts as a timeout, e.g. 30s
     #[arg(long, value_parser = parse_seconds)]
     pub timeout: Option<f64>,
+    /// Load generators, comma separated: concur-load, locust (spec/LOCUST.md) [default: the profile's, else concur-load]
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub generator: Vec<Generator>,
+    /// Locust workers per point [default: one per generator CPU]
+    #[arg(long, value_name = "N")]
+    pub locust_workers: Option<u32>,
+    /// Let the Locust master listen on ADDR for workers started elsewhere with `concur locust-worker` (none are started here)
+    #[arg(long, value_name = "ADDR")]
+    pub locust_master_bind: Option<String>,
+    /// The Locust master's port for its workers
+    #[arg(long, value_name = "PORT", default_value_t = crate::run::plan::LOCUST_MASTER_PORT)]
+    pub locust_master_port: u16,
+    /// The address the load generator reaches the server at (another host's workers need one they can route to)
+    #[arg(long, value_name = "ADDR")]
+    pub server_addr: Option<String>,
+    /// Start the server in network namespace NS (`ip netns exec NS`), e.g. for the multi-host test
+    #[arg(long, value_name = "NS")]
+    pub server_netns: Option<String>,
     /// Results database [default: results/concur.db in the repository]
     #[arg(long)]
     pub db: Option<PathBuf>,
@@ -115,6 +134,12 @@ impl RunArgs {
             timeout_s: self.timeout,
             verify: !self.no_verify,
             slo: self.slo.clone(),
+            generators: self.generator.clone(),
+            locust_workers: self.locust_workers,
+            locust_master_bind: self.locust_master_bind.clone(),
+            locust_master_port: Some(self.locust_master_port),
+            server_addr: self.server_addr.clone(),
+            server_netns: self.server_netns.clone(),
         }
     }
 

@@ -250,3 +250,52 @@ fn a_malformed_slo_names_the_input_and_shows_the_syntax() {
     let bad = crate::run::profile::parse("p.toml", &format!("{PROFILE}[capacity]\nprecision = 5\n")).unwrap_err().to_string();
     assert!(bad.contains("'precision' is a fraction between 0 and 1"), "{bad}");
 }
+
+#[test]
+fn the_generator_is_a_dimension_named_in_key_and_level_only_when_not_concur_load() {
+    let before = plan(&["--impl", "go", "--scenario", "hello", "--cores", "1"]).unwrap();
+    let same = plan(&["--impl", "go", "--scenario", "hello", "--cores", "1", "--generator", "concur-load"]).unwrap();
+    assert_eq!(before.key(), same.key(), "concur load adds nothing to the plan key");
+    assert!(!serde_json::to_string(&before).unwrap().contains("\"generator\":"));
+    let p = plan(&["--impl", "go", "--scenario", "hello", "--cores", "1", "--generator", "concur-load,locust"]).unwrap();
+    let seen: Vec<(&str, &str, crate::store::Generator)> = p.points.iter().take(2).map(|p| (p.key.as_str(), p.level.as_str(), p.generator)).collect();
+    assert_eq!(
+        seen,
+        [
+            ("go/hello/cores=1/c=150/r1", "c=150", crate::store::Generator::ConcurLoad),
+            ("go/hello/cores=1/c=150/locust/r1", "c=150 locust", crate::store::Generator::Locust)
+        ]
+    );
+    // One worker per generator CPU by default (here CPU 1), Locust's own master port.
+    let locust = p.points[1].locust.clone().unwrap();
+    assert_eq!((locust.workers, locust.master_bind, locust.master_port), (1, None, 5557));
+    assert!(p.points[0].locust.is_none());
+    let p = plan(&["--impl", "go", "--scenario", "hello", "--cores", "1", "--generator", "locust", "--locust-workers", "4", "--locust-master-bind", "10.0.0.1"]).unwrap();
+    let locust = p.points[0].locust.clone().unwrap();
+    assert_eq!((locust.workers, locust.master_bind.as_deref()), (4, Some("10.0.0.1")));
+}
+
+#[test]
+fn a_profile_names_one_generator_or_several_and_the_flag_overrides_it() {
+    let one = PROFILE.replace("[load]", "generator = \"locust\"\n[load]");
+    let p = plan_with(&["--impl", "go", "--scenario", "hello", "--cores", "1"], &one, &[0, 1]).unwrap();
+    assert!(p.points.iter().all(|p| p.generator == crate::store::Generator::Locust), "{one}");
+    let both = PROFILE.replace("[load]", "generator = [\"concur-load\", \"locust\"]\n[load]");
+    let p = plan_with(&["--impl", "go", "--scenario", "hello", "--cores", "1", "--repeat", "1"], &both, &[0, 1]).unwrap();
+    assert_eq!(p.points.len(), 2);
+    let p = plan_with(&["--impl", "go", "--scenario", "hello", "--cores", "1", "--repeat", "1", "--generator", "concur-load"], &both, &[0, 1]).unwrap();
+    assert_eq!(p.points.len(), 1);
+}
+
+#[test]
+fn locust_points_refuse_what_locust_cannot_drive() {
+    assert_eq!(
+        err(&["--generator", "locust", "--keepalive", "false"]),
+        "scenario hello: Locust keeps its connections alive; measure `--keepalive false` with --generator concur-load"
+    );
+    assert_eq!(err(&["--generator", "locust", "-R", "100"]), "scenario hello: R=100 is an open loop, which Locust does not drive; use -c (its users) with --generator locust");
+    assert_eq!(err(&["--generator", "locust", "--locust-workers", "0"]), "--locust-workers 0: a Locust master needs at least one worker (e.g. --locust-workers 2)");
+    let argv = ["concur", "run", "--generator", "gatling"];
+    let e = Cli::try_parse_from(argv).unwrap_err().to_string();
+    assert!(e.contains("unknown generator 'gatling': use concur-load or locust"), "{e}");
+}

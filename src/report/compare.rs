@@ -11,7 +11,7 @@
 use super::model::{KNOWN_MARK, distinct};
 use super::spread::{Ratio, median_of};
 use super::table::{Table, ms, rate};
-use crate::store::{Environment, PointRecord, RunData, RunStatus, Store};
+use crate::store::{Environment, Generator, PointRecord, RunData, RunStatus, Store};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
@@ -95,6 +95,9 @@ pub struct PointId {
     pub rate: Option<u32>,
     /// Requests reused their connections; false: a new connection per request (`Connection: close`).
     pub keepalive: bool,
+    /// The load generator; left out for `concur-load`, the only one before `--generator` existed.
+    #[serde(skip_serializing_if = "Generator::is_default")]
+    pub generator: Generator,
 }
 
 /// One point measured in both runs.
@@ -261,8 +264,8 @@ enum Load {
     Rate(u32),
 }
 
-/// Scenario rank (its place in the runs' order), implementation, cores, load, keep-alive.
-type Key = (usize, String, u32, Load, bool);
+/// Scenario rank (its place in the runs' order), implementation, cores, load, keep-alive, generator.
+type Key = (usize, String, u32, Load, bool, Generator);
 
 /// The repeats of one point in one run.
 struct Repeats<'a> {
@@ -310,7 +313,7 @@ fn by_point<'a>(points: &'a [PointRecord], scenarios: &[&str]) -> BTreeMap<Key, 
     for p in points.iter().filter(|p| p.error.is_none()) {
         let load = p.rate.map_or(Load::Connections(p.connections), Load::Rate);
         let rank = scenarios.iter().position(|s| *s == p.scenario).unwrap_or(usize::MAX);
-        out.entry((rank, p.implementation.clone(), p.cores, load, p.keepalive)).or_insert_with(|| Repeats { id: point_id(p), ok: Vec::new() }).ok.push(p);
+        out.entry((rank, p.implementation.clone(), p.cores, load, p.keepalive, p.generator.kind)).or_insert_with(|| Repeats { id: point_id(p), ok: Vec::new() }).ok.push(p);
     }
     out
 }
@@ -324,6 +327,7 @@ fn point_id(p: &PointRecord) -> PointId {
         connections: p.rate.is_none().then_some(p.connections),
         rate: p.rate,
         keepalive: p.keepalive,
+        generator: p.generator.kind,
     }
 }
 
@@ -439,6 +443,7 @@ fn settings(plan: &Value, id: &PointId) -> Option<String> {
             && (p["rate"].as_u64() == id.rate.map(u64::from))
             && (id.rate.is_some() || p["connections"].as_u64() == id.connections.map(u64::from))
             && p["keepalive"].as_bool().unwrap_or(true) == id.keepalive
+            && p["generator"].as_str().unwrap_or(Generator::ConcurLoad.as_str()) == id.generator.as_str()
     })?;
     let keep: BTreeMap<&str, &Value> = ["warmup_s", "duration_s", "requests", "timeout_s", "env", "shared"].into_iter().map(|k| (k, &spec[k])).collect();
     serde_json::to_string(&keep).ok()

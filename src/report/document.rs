@@ -7,7 +7,7 @@
 
 use super::model::{Group, Model};
 use super::table::Table;
-use super::{charts, context, features, glance, implementation, tables, warnings};
+use super::{charts, context, features, generators, glance, implementation, tables, warnings};
 
 pub enum Block {
     Heading(u8, String),
@@ -32,6 +32,10 @@ pub fn build(model: &Model) -> Vec<Block> {
     }
     for g in &model.groups {
         scenario(model, g, &mut doc);
+    }
+    if let Some(table) = generators::table(model) {
+        doc.push(Block::Heading(2, "Load generators side by side".into()));
+        doc.push(Block::Table(table));
     }
     if !model.groups.is_empty() {
         doc.push(Block::Heading(2, "Memory and requests per core".into()));

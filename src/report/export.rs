@@ -136,6 +136,8 @@ fn row(run_id: i64, profile: &str, p: &PointRecord, imp: Option<&ImplRecord>) ->
         ("generator_saturated", json!(g.saturated)),
         ("error", json!(p.error)),
         ("known_failures", json!(imp.is_some_and(|i| !i.known_failures.is_empty()))),
+        ("generator", json!(g.kind.as_str())),
+        ("generator_version", json!(g.version)),
     ]
 }
 
@@ -204,7 +206,7 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 2, "{csv}");
         assert!(lines[1].starts_with("7,quick,demo/hello/cores=1/c=50/close/r1,demo,Go,green-threads,hello,1,50,,c=50 close,false,1,"), "{}", lines[1]);
-        assert!(lines[1].ends_with(",false,false,\"the server said \"\"no\"\", then closed\",true"), "{}", lines[1]);
+        assert!(lines[1].ends_with(",false,false,\"the server said \"\"no\"\", then closed\",true,concur-load,"), "{}", lines[1]);
         let fields = |l: &str| l.split(',').count();
         // The quoted comma is the only one that does not separate fields.
         assert_eq!(fields(lines[1]), fields(lines[0]) + 1);
@@ -214,7 +216,7 @@ mod tests {
     fn a_field_with_a_line_break_stays_one_record() {
         let csv = csv(&data(vec![point(Some("first line\nsecond line"))]));
         assert!(csv.contains(",\"first line\nsecond line\","), "{csv}");
-        assert!(csv.ends_with("\",true\n"), "{csv}");
+        assert!(csv.ends_with("\",true,concur-load,\n"), "{csv}");
     }
 
     #[test]

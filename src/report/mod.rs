@@ -5,7 +5,8 @@
 //! `spread`), laid out once (`document`) from charts, result tables,
 //! feature tables and context, and rendered twice (`html`, `markdown`).
 //! `capacity` adds the section of the run's capacity searches (`--slo`).
-//! `compare` sets two runs side by side, point by point.
+//! `compare` sets two runs side by side, point by point; `generators` sets
+//! `concur load`'s and Locust's numbers for the same points side by side.
 //! `export` writes the run's points as JSON or CSV for other tools
 //! (spec/EXPORT.md), beside the report.
 
@@ -16,6 +17,7 @@ mod context;
 mod document;
 pub mod export;
 mod features;
+mod generators;
 mod glance;
 mod html;
 mod implementation;
@@ -43,7 +45,13 @@ pub struct Rendered {
 
 /// Renders one run.
 pub fn render(data: RunData) -> Rendered {
-    let model = model::Model::new(data);
+    render_with(data, Vec::new())
+}
+
+/// Renders one run, with the points of other runs that took its points with the other load generator.
+pub fn render_with(data: RunData, counterparts: Vec<(i64, crate::store::PointRecord)>) -> Rendered {
+    let mut model = model::Model::new(data);
+    model.counterparts = counterparts;
     let blocks = document::build(&model);
     let title = format!("Concur report: run {} ({})", model.run.id, model.run.profile);
     Rendered { html: html::render(&blocks, &title), markdown: markdown::render(&blocks) }
@@ -79,7 +87,8 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     };
     let data = store.load_run(id)?;
     export::write(&data, options.export_json.as_deref(), options.export_csv.as_deref())?;
-    let rendered = append(render(data), &capacity::section(&store, id)?);
+    let counterparts = generators::counterparts(&store, &data)?;
+    let rendered = append(render_with(data, counterparts), &capacity::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;
     let out = match &options.out {
         Some(out) => out.clone(),

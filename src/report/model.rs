@@ -27,6 +27,8 @@ pub struct Model {
     pub points: Vec<PointRecord>,
     /// Each implementation's colour and marker, by its concurrency model.
     pub palette: Palette,
+    /// Points of other runs taking this run's points with the other load generator, with their run id (`generators`).
+    pub counterparts: Vec<(i64, PointRecord)>,
 }
 
 pub struct Group {
@@ -77,7 +79,7 @@ impl Model {
         let keys = distinct(data.points.iter().map(|p| (p.scenario.clone(), p.level.clone())));
         let groups = keys.into_iter().map(|(scenario, level)| group(&data.run, &data.points, &measured, scenario, level)).collect();
         let palette = Palette::new(implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)));
-        Model { run: data.run, implementations, measured, groups, points: data.points, palette }
+        Model { run: data.run, implementations, measured, groups, points: data.points, palette, counterparts: Vec::new() }
     }
 
     /// The implementation's name as tables and legends show it: marked with

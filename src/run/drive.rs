@@ -47,10 +47,10 @@ fn info(s: &Scenario) -> Result<ScenarioInfo> {
     })
 }
 
-/// The load plan of a point against `port`: its warm-up, then its measurement, on the same connections.
-pub fn plan(root: &Path, spec: &PointSpec, port: u16) -> Result<LoadPlan> {
+/// The load plan of a point against the server at `addr`: its warm-up, then its measurement, on the same connections.
+pub fn plan(root: &Path, spec: &PointSpec, addr: std::net::SocketAddr) -> Result<LoadPlan> {
     let secs = Duration::from_secs_f64;
-    let mut plan = LoadPlan::get(&format!("http://127.0.0.1:{port}/"))?;
+    let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
     plan.apply_scenario(&Scenario::load(&reference(root, &spec.scenario))?);
     plan.connections = spec.connections as usize;
     plan.threads = spec.generator_cpus.len().max(1);
@@ -146,16 +146,21 @@ mod tests {
             requests: None,
             timeout_s: 10.0,
             env: BTreeMap::new(),
+            generator: Default::default(),
+            locust: None,
+            server_addr: None,
+            server_netns: None,
         }
     }
 
     #[test]
     fn a_close_mode_point_loads_without_keep_alive_warm_up_included() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let close = plan(root, &spec(false), 8080).unwrap();
+        let at = std::net::SocketAddr::from(([127, 0, 0, 1], 8080));
+        let close = plan(root, &spec(false), at).unwrap();
         assert!(!close.keepalive);
         assert_eq!((close.connections, close.threads), (50, 1));
         assert_eq!(close.warmup, Some(Warmup { min: Duration::from_secs(1), max: Duration::from_secs(20) }));
-        assert!(plan(root, &spec(true), 8080).unwrap().keepalive);
+        assert!(plan(root, &spec(true), at).unwrap().keepalive);
     }
 }

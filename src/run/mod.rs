@@ -11,6 +11,7 @@
 pub mod capacity;
 mod drive;
 mod interrupt;
+mod locust;
 pub mod plan;
 mod point;
 mod prepare;
@@ -64,7 +65,18 @@ fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementatio
     let scenarios = drive::catalog(root)?;
     let cpus = affinity::available();
     let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
-    plan::resolve(overrides, &inputs)
+    let mut plan = plan::resolve(overrides, &inputs)?;
+    locust::check(root, &plan.points)?;
+    if plan.points.iter().any(|p| p.locust.is_some())
+        && let Err(why) = crate::locust::find(Some(root))
+    {
+        plan.points.retain(|p| p.locust.is_none());
+        plan.notes.push(format!("Locust points skipped: {why}"));
+        if plan.points.is_empty() {
+            anyhow::bail!("nothing to measure: every point was a Locust one ({why})");
+        }
+    }
+    Ok(plan)
 }
 
 /// A new run, or with `--resume` the latest unfinished one with the same plan.

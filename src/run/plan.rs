@@ -6,6 +6,7 @@
 
 use super::profile::{Load, Profile};
 use crate::impls::{Availability, Implementation};
+use crate::store::Generator;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -44,6 +45,31 @@ pub struct Overrides {
     pub verify: bool,
     /// A capacity search within this bound (`--slo`), over the profile's `[capacity] slo`.
     pub slo: Option<super::slo::Slo>,
+    /// Load generators, each level taken by every one (`--generator`); empty: the profile's, else `concur load`.
+    pub generators: Vec<Generator>,
+    /// Locust workers per point (`--locust-workers`); none: one per generator CPU.
+    pub locust_workers: Option<u32>,
+    /// Where the Locust master listens for workers started elsewhere (`--locust-master-bind`).
+    pub locust_master_bind: Option<String>,
+    pub locust_master_port: Option<u16>,
+    /// The address the generator reaches the server at (`--server-addr`); none: 127.0.0.1.
+    pub server_addr: Option<String>,
+    /// The network namespace the server is started in (`--server-netns`).
+    pub server_netns: Option<String>,
+}
+
+/// The port a Locust master listens on for workers unless told otherwise (Locust's own default).
+pub const LOCUST_MASTER_PORT: u16 = 5557;
+
+/// How a Locust point is spread over a master and its workers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocustSpec {
+    /// Workers the master waits for before it starts.
+    pub workers: u32,
+    /// `None`: concur starts the master on loopback and the workers itself, on the generator's CPUs.
+    /// An address: the master listens there, and the workers are `concur locust-worker`s started elsewhere.
+    pub master_bind: Option<String>,
+    pub master_port: u16,
 }
 
 /// Everything planning needs to know about this machine and repository.
@@ -108,6 +134,18 @@ pub struct PointSpec {
     pub timeout_s: f64,
     /// Extra server environment.
     pub env: BTreeMap<String, String>,
+    /// The load generator; left out of the plan's JSON for `concur load`, so that older plans and keys stay the same.
+    #[serde(default, skip_serializing_if = "Generator::is_default")]
+    pub generator: Generator,
+    /// Set for a Locust point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locust: Option<LocustSpec>,
+    /// Where the generator reaches the server; none: 127.0.0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_addr: Option<String>,
+    /// The network namespace the server starts in (`ip netns exec`); none: this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_netns: Option<String>,
 }
 
 fn keep_alive() -> bool {
@@ -160,11 +198,20 @@ impl Level {
 }
 
 /// A point's level as the report and the database show it, and the part of its key after
-/// the core count: the connection mode is named only when it is not keep-alive, so
-/// that keys and labels from before the mode existed stay the same.
-fn level_names(level: Level, keepalive: bool) -> (String, String) {
-    let label = level.label();
-    if keepalive { (label.clone(), label) } else { (format!("{label} close"), format!("{label}/close")) }
+/// the core count: the connection mode is named only when it is not keep-alive, and the
+/// generator only when it is not `concur load`, so that keys and labels from before either
+/// existed stay the same.
+fn level_names(level: Level, keepalive: bool, generator: Generator) -> (String, String) {
+    let (mut label, mut key) = (level.label(), level.label());
+    if !keepalive {
+        label.push_str(" close");
+        key.push_str("/close");
+    }
+    if !generator.is_default() {
+        label = format!("{label} {}", generator.as_str());
+        key = format!("{key}/{}", generator.as_str());
+    }
+    (label, key)
 }
 
 /// Turns flags and profile into the plan.
@@ -178,14 +225,23 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     let implementations = pick_implementations(args, inputs, &mut notes)?;
     let scenarios = pick_scenarios(args, inputs)?;
     let cores = pick_cores(args, profile, inputs.cpus, &mut notes)?;
+    let generators = distinct(if args.generators.is_empty() { profile.generator.clone() } else { args.generators.clone() });
+    let generators = if generators.is_empty() { vec![Generator::ConcurLoad] } else { generators };
     let mut points = Vec::new();
     for r in 1..=repeat {
         for scenario in &scenarios {
             let load = settings_for(args, profile, scenario)?;
             for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
                 let (server_cpus, generator_cpus, shared) = split_cpus(inputs.cpus, k);
-                for (&level, &keepalive) in load.levels.iter().flat_map(|l| load.keepalive.iter().map(move |k| (l, k))) {
-                    let (label, key_part) = level_names(level, keepalive);
+                let mut combos: Vec<(Level, bool, Generator)> = Vec::new();
+                for &level in &load.levels {
+                    for &keepalive in &load.keepalive {
+                        combos.extend(generators.iter().map(|&g| (level, keepalive, g)));
+                    }
+                }
+                for (level, keepalive, generator) in combos {
+                    let (label, key_part) = level_names(level, keepalive, generator);
+                    let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
                     for imp in implementations.iter().filter(|i| i.1) {
                         let (connections, rate) = match level {
                             Level::Connections(c) => (c, None),
@@ -212,6 +268,10 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                             requests: load.requests,
                             timeout_s: load.timeout_s,
                             env: load.env.clone(),
+                            generator,
+                            locust: locust.clone(),
+                            server_addr: args.server_addr.clone(),
+                            server_netns: args.server_netns.clone(),
                         });
                     }
                 }
@@ -244,6 +304,26 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         notes,
         searches,
     })
+}
+
+/// A Locust point's master and workers; `None` for `concur load`'s. Locust
+/// keeps its connections alive and has no open loop, so those points are refused here.
+fn locust_spec(args: &Overrides, generator: Generator, keepalive: bool, level: Level, scenario: &str, generator_cpus: usize) -> Result<Option<LocustSpec>> {
+    if generator != Generator::Locust {
+        return Ok(None);
+    }
+    if !keepalive {
+        bail!("scenario {scenario}: Locust keeps its connections alive; measure `--keepalive false` with --generator concur-load");
+    }
+    if let Level::Rate(r) = level {
+        bail!("scenario {scenario}: R={r} is an open loop, which Locust does not drive; use -c (its users) with --generator locust");
+    }
+    let workers = args.locust_workers.unwrap_or(generator_cpus.max(1) as u32);
+    if workers == 0 {
+        bail!("--locust-workers 0: a Locust master needs at least one worker (e.g. --locust-workers 2)");
+    }
+    let master_port = args.locust_master_port.unwrap_or(LOCUST_MASTER_PORT);
+    Ok(Some(LocustSpec { workers, master_bind: args.locust_master_bind.clone(), master_port }))
 }
 
 /// (name, available) in manifest order.

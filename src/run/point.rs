@@ -11,14 +11,14 @@ use super::usage;
 use crate::impls::Implementation;
 use crate::load::{Control, LoadReport, RateCheck};
 use crate::server::{self, Launch, Server};
-use crate::store::PointRecord;
+use crate::store::{Generator, PointRecord};
 use anyhow::Result;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// How often the server's process tree is sampled.
-const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(250);
 /// Longest wait for a fresh server to answer `GET /`.
 pub(super) const READY_TIMEOUT: Duration = Duration::from_secs(90);
 /// SIGTERM to SIGKILL.
@@ -29,7 +29,10 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
     let mut point = blank(spec);
     let log = log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let result = start(root, imp, spec, &log).and_then(|mut server| {
-        let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| load_phases(root, spec, &mut server, &mut point).map(|_| ()));
+        let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| match spec.generator {
+            Generator::ConcurLoad => load_phases(root, spec, &mut server, &mut point).map(|_| ()),
+            Generator::Locust => super::locust::load_phases(root, spec, &mut server, &mut point, log_dir),
+        });
         server.stop(STOP_GRACE);
         outcome
     });
@@ -44,13 +47,19 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
 
 pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path) -> Result<Server> {
     let env = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let launch = Launch { port: server::free_port()?, cores: spec.cores, env, cpus: Some(spec.server_cpus.clone()), log: Some(log.to_path_buf()) };
-    Server::start(imp, root, &launch)
+    let launch =
+        Launch { port: server::free_port()?, cores: spec.cores, env, cpus: Some(spec.server_cpus.clone()), log: Some(log.to_path_buf()), netns: spec.server_netns.clone() };
+    let mut server = Server::start(imp, root, &launch)?;
+    if let Some(addr) = &spec.server_addr {
+        let ip: std::net::IpAddr = addr.parse().map_err(|_| anyhow::anyhow!("--server-addr '{addr}': expected an IP address, e.g. 10.0.0.1"))?;
+        server.addr.set_ip(ip);
+    }
+    Ok(server)
 }
 
 /// Warm-up and the sampled measurement; fills `point`, and returns the open loop's rate check.
 pub(super) fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord) -> Result<Option<RateCheck>> {
-    let plan = drive::plan(root, spec, server.addr.port())?;
+    let plan = drive::plan(root, spec, server.addr)?;
     let control = Arc::new(Control::new());
     let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
     let report = drive::run(&plan, &control);
@@ -63,7 +72,7 @@ pub(super) fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, po
     Ok(report.rate)
 }
 
-fn alive(server: &mut Server, phase: &str) -> Result<()> {
+pub(super) fn alive(server: &mut Server, phase: &str) -> Result<()> {
     if server.is_running() {
         return Ok(());
     }
@@ -84,7 +93,7 @@ pub(super) fn blank(spec: &PointSpec) -> PointRecord {
         repeat: spec.repeat,
         started_at: crate::host::env::now_rfc3339(),
         warmup_s: spec.warmup_s,
-        generator: crate::store::GeneratorUsage { cpus: spec.generator_cpus.clone(), shared: spec.shared, ..Default::default() },
+        generator: crate::store::GeneratorUsage { cpus: spec.generator_cpus.clone(), shared: spec.shared, kind: spec.generator, ..Default::default() },
         ..PointRecord::default()
     }
 }

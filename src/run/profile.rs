@@ -3,6 +3,7 @@
 //! parsing and validation live here; `plan` combines a profile with flags.
 
 use crate::host::profile::{self, Folder};
+use crate::store::Generator;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -39,6 +40,22 @@ pub struct Profile {
     pub scenario: BTreeMap<String, Load>,
     /// The capacity search (`--slo`), spec/PROFILES.md "Capacity".
     pub capacity: Option<super::capacity::Settings>,
+    /// Load generators, a dimension like `keepalive`: `"locust"` or `["concur-load", "locust"]`; none: `concur load`.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub generator: Vec<Generator>,
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Generator>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(Generator),
+        Many(Vec<Generator>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(g) => vec![g],
+        OneOrMany::Many(g) => g,
+    })
 }
 
 /// Load settings; anything left out falls back to the profile's `[load]`,

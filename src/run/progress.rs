@@ -123,6 +123,10 @@ mod tests {
             requests: None,
             timeout_s: 10.0,
             env: Default::default(),
+            generator: Default::default(),
+            locust: None,
+            server_addr: None,
+            server_netns: None,
         }
     }
 

@@ -42,7 +42,7 @@ pub fn generator(cpus: Vec<usize>, shared: bool, cpu_seconds: f64, duration_s: f
     } else {
         cpu_util >= BUSY
     };
-    GeneratorUsage { cpus, shared, cpu_seconds, cpu_util, saturated }
+    GeneratorUsage { cpus, shared, cpu_seconds, cpu_util, saturated, ..Default::default() }
 }
 
 fn ratio(a: f64, b: f64) -> f64 {

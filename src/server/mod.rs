@@ -33,6 +33,9 @@ pub struct Launch {
     pub cpus: Option<Vec<usize>>,
     /// Where the server's stdout and stderr go; `None` inherits the terminal.
     pub log: Option<PathBuf>,
+    /// Start it in this network namespace (`ip netns exec`, which changes nothing else: the
+    /// process, its group and its CPU use stay visible here).
+    pub netns: Option<String>,
 }
 
 /// A started server; dropping it stops its whole process group.
@@ -61,7 +64,14 @@ impl Server {
     pub fn start(imp: &Implementation, root: &Path, launch: &Launch) -> Result<Server> {
         let m = &imp.manifest;
         let fill = |s: &str| s.replace("{port}", &launch.port.to_string()).replace("{cores}", &launch.cores.to_string());
-        let mut cmd = Command::new("sh");
+        let mut cmd = match &launch.netns {
+            Some(ns) => {
+                let mut ip = Command::new("ip");
+                ip.args(["netns", "exec", ns, "sh"]);
+                ip
+            }
+            None => Command::new("sh"),
+        };
         cmd.arg("-c").arg(format!("exec {}", fill(&m.start.command))).current_dir(&imp.dir);
         cmd.env("PORT", launch.port.to_string()).env("CONCUR_CORES", launch.cores.to_string());
         for (k, v) in spec_env(root) {
@@ -165,7 +175,7 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
     }
     install_interrupt_handler();
     build(imp, &BuildOutput::Inherit)?;
-    let launch = Launch { port, cores, env: vec![], cpus: None, log: None };
+    let launch = Launch { port, cores, env: vec![], cpus: None, log: None, netns: None };
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
     eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, cores);

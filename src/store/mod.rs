@@ -137,6 +137,12 @@ impl Store {
         ids.into_iter().map(|id| self.run(id)).collect()
     }
 
+    /// The runs holding a measured point taken by `generator`, newest first.
+    pub fn runs_with_generator(&self, generator: Generator) -> Result<Vec<i64>> {
+        let sql = "SELECT DISTINCT run_id FROM points WHERE generator = ?1 AND error IS NULL ORDER BY run_id DESC";
+        Ok(self.conn.prepare(sql)?.query_map([generator.as_str()], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The newest run that holds at least one point, else the newest run.
     pub fn latest_run_id(&self) -> Result<Option<i64>> {
         let with_points = "SELECT max(run_id) FROM points";

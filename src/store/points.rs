@@ -10,7 +10,7 @@ const COLUMNS: &str = "key, implementation, scenario, cores, connections, rate, 
     requests, successes, errors_total, errors,
     lat_count, lat_min_us, lat_mean_us, lat_stdev_us, lat_p50_us, lat_p75_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, histogram,
     steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes, processes_max, server_samples,
-    gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report, keepalive";
+    gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report, keepalive, generator, gen_version";
 
 pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result<()> {
     let (l, s, g) = (&p.latency, &p.server, &p.generator);
@@ -19,7 +19,7 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             :started_at, :warmup_s, :duration_s, :error, :requests, :successes, :errors_total, :errors,
             :lat_count, :lat_min_us, :lat_mean_us, :lat_stdev_us, :lat_p50_us, :lat_p75_us, :lat_p90_us, :lat_p99_us, :lat_p999_us, :lat_max_us, :histogram,
             :steps, :timeline, :server_cpu_s, :server_cpu_util, :rss_peak_bytes, :rss_mean_bytes, :processes_max, :server_samples,
-            :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report, :keepalive)"
+            :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report, :keepalive, :generator, :gen_version)"
     );
     conn.execute(
         &sql,
@@ -37,7 +37,7 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             ":rss_mean_bytes": s.rss_mean_bytes as i64, ":processes_max": s.processes_max, ":server_samples": serde_json::to_string(&s.samples)?,
             ":gen_cpus": serde_json::to_string(&g.cpus)?, ":gen_shared": g.shared, ":gen_cpu_s": g.cpu_seconds, ":gen_cpu_util": g.cpu_util,
             ":gen_saturated": g.saturated, ":warnings": serde_json::to_string(&p.warnings)?, ":load_report": p.load_report.as_ref().map(|v| v.to_string()),
-            ":keepalive": p.keepalive,
+            ":keepalive": p.keepalive, ":generator": g.kind.as_str(), ":gen_version": g.version,
         },
     )?;
     Ok(())
@@ -106,6 +106,8 @@ fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
             cpu_seconds: r.get("gen_cpu_s")?,
             cpu_util: r.get("gen_cpu_util")?,
             saturated: r.get("gen_saturated")?,
+            kind: Generator::parse(&r.get::<_, String>("generator")?).unwrap_or_default(),
+            version: r.get("gen_version")?,
         },
         warnings: json(r, "warnings")?,
         load_report: load_report.map(|t| serde_json::from_str(&t)).transpose().map_err(json_err)?,

@@ -12,7 +12,7 @@ pub const APPLICATION_ID: i32 = 0x636f_6e63;
 
 /// Migration N (1-based) brings a file from version N-1 to N. Never edit one
 /// that has shipped: add the next.
-pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION];
+pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6];
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -101,6 +101,13 @@ const V3: &str = "ALTER TABLE implementations ADD COLUMN known_failures TEXT NOT
 /// new one with `Connection: close` (0); every older point kept them alive.
 const V4: &str = "ALTER TABLE points ADD COLUMN keepalive INTEGER NOT NULL DEFAULT 1;";
 
+/// Which load generator took a point (`concur-load`, or `locust` driven by
+/// `concur run --generator locust`) and its version; every older point was `concur load`'s.
+const V6: &str = "
+ALTER TABLE points ADD COLUMN generator TEXT NOT NULL DEFAULT 'concur-load' CHECK (generator IN ('concur-load', 'locust'));
+ALTER TABLE points ADD COLUMN gen_version TEXT NOT NULL DEFAULT '';
+";
+
 /// Brings the database at `path` up to the last of `migrations`.
 pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {
     let shown = path.display();
@@ -164,6 +171,30 @@ mod tests {
         migrate(&mut conn, &path, &[v1, "ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x';"]).unwrap();
         let row: (i64, String) = conn.query_row("SELECT a, b FROM t", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
         assert_eq!(row, (7, "x".to_string()));
+    }
+
+    #[test]
+    fn a_database_from_before_the_generator_column_opens_and_its_points_were_concur_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v4.db");
+        let mut conn = open(&path);
+        migrate(&mut conn, &path, &MIGRATIONS[..4]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs VALUES (1, 't', NULL, 'finished', 'quick', 'k', '{}', 'v', 'c', 0, 'cpu', 2, 'k', 'os', 1, '{}', '[]');
+             INSERT INTO points (run_id, key, implementation, scenario, cores, connections, level, repeat, started_at, warmup_s, duration_s,
+                 requests, successes, errors_total, errors, lat_count, lat_min_us, lat_mean_us, lat_stdev_us, lat_p50_us, lat_p75_us, lat_p90_us,
+                 lat_p99_us, lat_p999_us, lat_max_us, histogram, steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes,
+                 processes_max, server_samples, gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings)
+             VALUES (1, 'go/hello/cores=1/c=50/r1', 'go', 'hello', 1, 50, 'c=50', 1, 't', 0, 1, 10, 10, 0, '{}', 10, 1, 1, 0, 1, 1, 1, 1, 1, 1, '',
+                 '[]', '[]', 0, 0, 0, 0, 1, '[]', '[1]', 0, 0, 0, 0, '[]');",
+        )
+        .unwrap();
+        drop(conn);
+        let store = super::super::Store::open_existing(&path).unwrap();
+        let points = store.load_run(1).unwrap().points;
+        assert_eq!((points[0].generator.kind, points[0].generator.version.as_str()), (super::super::Generator::ConcurLoad, ""));
+        let v: i64 = open(&path).query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, MIGRATIONS.len() as i64);
     }
 
     #[test]

@@ -184,6 +184,51 @@ pub struct GeneratorUsage {
     pub cpu_util: f64,
     /// The generator, not the server, limited this point (see spec/RESULTS-DB.md).
     pub saturated: bool,
+    /// Which generator took the point.
+    #[serde(default)]
+    pub kind: Generator,
+    /// The generator's version when it is not this concur's own (Locust's, e.g. `2.47.0`); empty otherwise.
+    #[serde(default)]
+    pub version: String,
+}
+
+/// A load generator `concur run` can drive. Part of a point's identity: two
+/// generators' numbers for the same level are two points, never one median.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Generator {
+    /// `concur load`, in the orchestrator's process.
+    #[default]
+    ConcurLoad,
+    /// Locust (a master and its workers), from the locustfile generated from the scenario (spec/LOCUST.md).
+    Locust,
+}
+
+impl Generator {
+    pub const ALL: [Generator; 2] = [Generator::ConcurLoad, Generator::Locust];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Generator::ConcurLoad => "concur-load",
+            Generator::Locust => "locust",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Generator> {
+        Generator::ALL.into_iter().find(|g| g.as_str() == s)
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == Generator::ConcurLoad
+    }
+}
+
+impl std::str::FromStr for Generator {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Generator, String> {
+        Generator::parse(s).ok_or_else(|| format!("unknown generator '{s}': use concur-load or locust"))
+    }
 }
 
 /// One measured point: an implementation, a scenario, a core count, a load

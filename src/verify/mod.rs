@@ -114,7 +114,7 @@ fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, tmp: &Path) -
     let port = server::free_port()?;
     let env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
     let log = tmp.join(format!("concur-verify-{}-{cores}.log", imp.name()));
-    let launch = Launch { port, cores, env, cpus: None, log: Some(log) };
+    let launch = Launch { port, cores, env, cpus: None, log: Some(log), netns: None };
     let mut server = Server::start(imp, root, &launch)?;
     server.wait_ready(Duration::from_secs(90))?;
     Ok(server)

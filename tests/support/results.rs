@@ -121,7 +121,7 @@ fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, succes
             processes_max: cores,
             samples: vec![UsageSample { t_ms: 0, cpu_seconds: 0.0, rss_bytes: rss_mib << 20, processes: cores }],
         },
-        generator: GeneratorUsage { cpus: if shared { vec![0, 1] } else { vec![1] }, shared, cpu_seconds: 1.0, cpu_util: 0.25, saturated: false },
+        generator: GeneratorUsage { cpus: if shared { vec![0, 1] } else { vec![1] }, shared, cpu_seconds: 1.0, cpu_util: 0.25, saturated: false, ..Default::default() },
         warnings: vec![],
         load_report: None,
     }
@@ -298,7 +298,7 @@ fn twenty_points() -> Vec<PointRecord> {
                     let lat = latency(400, per_request_us / 4 + 50, per_request_us * 2 + 100, slow);
                     let rss = 8 + (i as u64 * 7) % 90 + u64::from(cores) * 3;
                     let mut p = point(name, scenario, level, cores, repeat, (rps * 4.0) as u64, lat, rss);
-                    p.generator = GeneratorUsage { cpus: vec![4, 5, 6, 7], shared: false, cpu_seconds: 1.0, cpu_util: 0.3, saturated: false };
+                    p.generator = GeneratorUsage { cpus: vec![4, 5, 6, 7], shared: false, cpu_seconds: 1.0, cpu_util: 0.3, saturated: false, ..Default::default() };
                     if scenario == "hello" && cores == 4 && name.starts_with("rust-") && name != "rust-threadpool" {
                         p.generator.cpu_util = 0.97;
                         p.generator.saturated = true;

@@ -96,6 +96,11 @@ pub struct SearchSpec {
     pub budget_s: f64,
     pub timeout_s: f64,
     pub env: BTreeMap<String, String>,
+    /// As a point's (`--server-addr`, `--server-netns`): the search's open loop is always `concur load`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_addr: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_netns: Option<String>,
 }
 
 impl SearchSpec {
@@ -156,6 +161,8 @@ pub fn searches(
                     budget_s,
                     timeout_s,
                     env: env.clone(),
+                    server_addr: args.server_addr.clone(),
+                    server_netns: args.server_netns.clone(),
                 });
             }
         }

@@ -130,7 +130,13 @@ fn start(cx: &Context, spec: &SearchSpec) -> Result<(f64, String)> {
     let data = cx.store.load_run(cx.run_id)?;
     let thinks = |p: &PointRecord| p.load_report.as_ref().and_then(|r| r["settings"]["think_time_s"].as_f64()).unwrap_or(0.0) > 0.0;
     let usable = |p: &&PointRecord| {
-        p.implementation == spec.implementation && p.scenario == spec.scenario && p.rate.is_none() && p.keepalive && p.error.is_none() && !thinks(p)
+        p.implementation == spec.implementation
+            && p.scenario == spec.scenario
+            && p.rate.is_none()
+            && p.keepalive
+            && p.generator.kind == crate::store::Generator::ConcurLoad
+            && p.error.is_none()
+            && !thinks(p)
     };
     let scaled = |p: &PointRecord| p.throughput() * f64::from(spec.cores) / f64::from(p.cores.max(1));
     let best = |cores: bool| data.points.iter().filter(usable).filter(|p| (p.cores == spec.cores) == cores).max_by(|a, b| scaled(a).total_cmp(&scaled(b)));
@@ -164,6 +170,10 @@ fn point_spec(spec: &SearchSpec, rate: u32) -> PointSpec {
         requests: None,
         timeout_s: spec.timeout_s,
         env: spec.env.clone(),
+        generator: crate::store::Generator::ConcurLoad,
+        locust: None,
+        server_addr: spec.server_addr.clone(),
+        server_netns: spec.server_netns.clone(),
     }
 }
 
