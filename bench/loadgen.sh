@@ -122,7 +122,7 @@ oha_version=$( (oha --version 2>/dev/null || echo "oha not installed") | head -1
     echo
     echo "## $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
-    echo "$(nginx -v 2>&1 | sed 's/.*: //'), one worker on CPU $SERVER_CPU; each generator on CPU $GENERATOR_CPU, $CONNECTIONS connections, ${DURATION} s, $REPEATS alternating repeats; $(nproc) CPUs, kernel $(uname -r); concur $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes'); $oha_version."
+    echo "$(nginx -v 2>&1 | sed 's/.*: //'), one worker on CPU $SERVER_CPU; each generator on CPU $GENERATOR_CPU, $CONNECTIONS connections, ${DURATION} s, $REPEATS alternating repeats; $(nproc) CPUs, kernel $(uname -r); concur $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo '+changes'); $oha_version."
     echo
     echo "| generator | requests/s | CPU s per 1,000 requests | generator core utilisation | runs |"
     echo "|---|---:|---:|---:|---:|"

@@ -86,7 +86,7 @@ cpu2=$(awk '{ print $1 + $2 }' "$WORK/time2")
     echo
     echo "## $(date -u '+%Y-%m-%d %H:%M UTC'): scale (bench/scale.sh)"
     echo
-    echo "Generator on CPU $GENERATOR_CPU, server on CPU $SERVER_CPU; $(nproc) CPUs, kernel $(uname -r); open-file limit of this shell $(ulimit -n) (concur raises its own); concur $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes')."
+    echo "Generator on CPU $GENERATOR_CPU, server on CPU $SERVER_CPU; $(nproc) CPUs, kernel $(uname -r); open-file limit of this shell $(ulimit -n) (concur raises its own); concur $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo '+changes')."
     echo
     echo "| run | connections asked | connections held | successes | successes/s | errors | latency p50 / p99 / max (ms) | generator CPU s | warnings |"
     echo "|---|---:|---:|---:|---:|---|---|---:|---|"

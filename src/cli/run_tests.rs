@@ -234,7 +234,9 @@ fn an_slo_adds_one_search_per_implementation_scenario_and_cores_after_the_points
     );
     let p = plan_with(&["--impl", "go"], &profile, &[0, 1]).unwrap();
     let s: Vec<(&str, String, u32, f64, f64)> = p.searches.iter().map(|s| (s.key.as_str(), s.slo.to_string(), s.connections, s.step_cost_s(), s.expected_s())).collect();
-    assert_eq!(s, [("go/password/cores=2/capacity", "p99.9<=50ms".to_string(), 8, 1.0, 4.0)]);
+    // Four 1 s steps, after the server's warm-up as a point's (1 s, judged over 3 s windows, then the next whole second).
+    assert_eq!(s, [("go/password/cores=2/capacity", "p99.9<=50ms".to_string(), 8, 1.0, 8.0)]);
+    assert_eq!((p.searches[0].server_warmup_s, p.searches[0].server_warmup_max_s), (1.0, 30.0));
     let p = plan_with(&["--impl", "go", "--slo", "p50<=1ms"], &profile, &[0, 1]).unwrap();
     assert_eq!(p.searches[0].slo.to_string(), "p50<=1ms", "--slo replaces the profile's bound");
 }

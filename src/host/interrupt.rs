@@ -33,3 +33,15 @@ pub fn on_signal(action: impl Fn(u32) + Send + Sync + 'static) {
 pub fn stopping() -> bool {
     SIGNALS.load(Ordering::SeqCst) > 0
 }
+
+/// Sleeps `wait`, cut short (within 50 ms) by a signal.
+pub fn sleep_unless_stopping(wait: std::time::Duration) {
+    let end = std::time::Instant::now() + wait;
+    while !stopping() {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
+}

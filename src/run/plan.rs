@@ -278,7 +278,12 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
             }
         }
     }
-    let settings_of = |s: &ScenarioInfo| settings_for(args, profile, s).map(|r| (r.timeout_s, r.env));
+    let settings_of = |s: &ScenarioInfo, name: &str| {
+        settings_for(args, profile, s).map(|r| {
+            let (warmup_s, warmup_max_s) = warmup_for(&r, inputs.implementations.iter().find(|i| i.name() == name));
+            super::capacity::SearchSettings { timeout_s: r.timeout_s, env: r.env, warmup_s, warmup_max_s }
+        })
+    };
     let searches = super::capacity::searches(args, inputs, &scenarios, &cores, &implementations, settings_of)?;
     if let Some(&k) = cores.iter().find(|&&k| split_cpus(inputs.cpus, k).2) {
         notes.push(format!(

@@ -92,6 +92,13 @@ pub struct SearchSpec {
     pub start_rate: u32,
     pub step_s: f64,
     pub step_warmup_s: f64,
+    /// Before the first step on a fresh server: the warm-up a point of this scenario gets (the
+    /// profile's, at least the manifest's `[start] warmup`, until steady, at most `warmup_max`),
+    /// so that no search measures a cold runtime (a JVM before its JIT) as a slow one.
+    #[serde(default)]
+    pub server_warmup_s: f64,
+    #[serde(default)]
+    pub server_warmup_max_s: f64,
     pub max_steps: u32,
     pub budget_s: f64,
     pub timeout_s: f64,
@@ -106,7 +113,8 @@ pub struct SearchSpec {
 impl SearchSpec {
     /// The most a search is expected to take, server start excluded.
     pub fn expected_s(&self) -> f64 {
-        self.budget_s.min(f64::from(self.max_steps) * self.step_cost_s())
+        let warmup = if self.server_warmup_s > 0.0 { self.server_warmup_s.max(crate::load::warmup::WINDOWS as f64) + 1.0 } else { 0.0 };
+        warmup + self.budget_s.min(f64::from(self.max_steps) * self.step_cost_s())
     }
 
     /// One step: its warm-up (whole seconds, at least one, then the wait for the next whole second), its measurement.
@@ -116,6 +124,15 @@ impl SearchSpec {
     }
 }
 
+/// What a search takes from the scenario's load settings for one implementation.
+pub struct SearchSettings {
+    pub timeout_s: f64,
+    pub env: BTreeMap<String, String>,
+    /// The server's warm-up before the first step (`SearchSpec::server_warmup_s`).
+    pub warmup_s: f64,
+    pub warmup_max_s: f64,
+}
+
 /// The run's searches: none without an SLO (from `--slo` or the profile).
 pub fn searches(
     args: &Overrides,
@@ -123,7 +140,7 @@ pub fn searches(
     scenarios: &[&ScenarioInfo],
     cores: &[u32],
     implementations: &[(String, bool)],
-    settings_of: impl Fn(&ScenarioInfo) -> Result<(f64, BTreeMap<String, String>)>,
+    settings_of: impl Fn(&ScenarioInfo, &str) -> Result<SearchSettings>,
 ) -> Result<Vec<SearchSpec>> {
     let c = inputs.profile.capacity.clone().unwrap_or_default();
     let shown = format!("spec/profiles/{}.toml", inputs.profile_name);
@@ -139,10 +156,10 @@ pub fn searches(
     let (step_s, step_warmup_s, budget_s) = (secs(&c.step, DEFAULT_STEP_S)?, secs(&c.step_warmup, DEFAULT_STEP_WARMUP_S)?, secs(&c.budget, DEFAULT_BUDGET_S)?);
     let mut out = Vec::new();
     for scenario in scenarios.iter().filter(|s| c.scenarios.is_empty() || c.scenarios.contains(&s.name)) {
-        let (timeout_s, env) = settings_of(scenario)?;
         for &k in cores.iter().filter(|k| c.cores.as_ref().is_none_or(|only| only.contains(k))) {
             let (server_cpus, generator_cpus, shared) = super::plan::split_cpus(inputs.cpus, k);
             for (name, _) in implementations.iter().filter(|i| i.1) {
+                let SearchSettings { timeout_s, env, warmup_s, warmup_max_s } = settings_of(scenario, name)?;
                 out.push(SearchSpec {
                     key: format!("{name}/{}/cores={k}/capacity", scenario.name),
                     implementation: name.clone(),
@@ -157,6 +174,8 @@ pub fn searches(
                     start_rate: c.start.unwrap_or(DEFAULT_START),
                     step_s,
                     step_warmup_s,
+                    server_warmup_s: warmup_s,
+                    server_warmup_max_s: warmup_max_s,
                     max_steps: c.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
                     budget_s,
                     timeout_s,

@@ -4,7 +4,7 @@
 //! highest rate that passed and the lowest that failed, until they are within
 //! the precision. A start that was too high is not the end: the ramp goes
 //! down (÷`DOWN`) until a step passes, unless the failure was hopeless
-//! (mostly errors, no response), which no lower rate fixes. Replaying stored
+//! (mostly errors), which no lower rate fixes. Replaying stored
 //! verdicts through it is how `--resume` continues a search.
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,7 @@
 //! Running the planned searches after the run's points: one server start
-//! per search, then steps (a warm-up at the step's rate on the
+//! per search, warmed up before its first step as a point of the scenario
+//! would be (the profile's warm-up, the manifest's least, until steady), then
+//! steps (a warm-up at the step's rate on the
 //! measurement's connections, then the sampled measurement, exactly as a
 //! point with `-R`) chosen by the ramp, each stored as it ends. A stored,
 //! unfinished search is continued by replaying its verdicts (`--resume`).
@@ -96,6 +98,7 @@ fn one(cx: &Context, spec: &SearchSpec) -> Result<bool> {
 
 /// Measures steps until the ramp is done (its status) or a stop is asked for (`None`).
 fn steps_loop(cx: &Context, spec: &SearchSpec, id: i64, server: &mut Server, ramp: &mut Ramp, steps: &mut Vec<StepRecord>) -> Result<Option<Status>> {
+    let mut warm = false;
     loop {
         let rate = match ramp.next() {
             Next::Measure(rate) => rate,
@@ -105,6 +108,13 @@ fn steps_loop(cx: &Context, spec: &SearchSpec, id: i64, server: &mut Server, ram
             return Ok(Some(Status::Budget));
         }
         let n = steps.len() as u32 + 1;
+        if !warm {
+            warm_up(cx, spec, server)?;
+            if crate::host::interrupt::stopping() {
+                return Ok(None);
+            }
+            warm = true;
+        }
         let pspec = point_spec(spec, rate as u32);
         let mut point = point::blank(&pspec);
         let result = point::load_phases(cx.root, &pspec, server, &mut point);
@@ -118,8 +128,32 @@ fn steps_loop(cx: &Context, spec: &SearchSpec, id: i64, server: &mut Server, ram
         }
         println!("{}", step_line(&step));
         ramp.record(rate, Verdict::parse(&step.verdict).unwrap_or(Verdict::Error), hopeless(&step));
+        if matches!(ramp.next(), Next::Measure(_)) {
+            settle(&step);
+        }
         steps.push(step);
     }
+}
+
+/// The fresh server's warm-up before its first step, as a point of the scenario gets it
+/// (`SearchSpec::server_warmup_s`): a closed loop on the search's connections, which never
+/// queues more than one request per connection, so a start rate too high for the server does
+/// not leave it a backlog to work through during the first step. Its one measured second is
+/// not kept.
+fn warm_up(cx: &Context, spec: &SearchSpec, server: &mut Server) -> Result<()> {
+    if spec.server_warmup_s <= 0.0 {
+        return Ok(());
+    }
+    let mut pspec = point_spec(spec, 0);
+    pspec.key = format!("{}/warm-up", spec.key);
+    pspec.rate = None;
+    pspec.level = format!("c={}", spec.connections);
+    pspec.warmup_s = spec.server_warmup_s;
+    pspec.warmup_max_s = spec.server_warmup_max_s.max(spec.server_warmup_s);
+    pspec.duration_s = Some(1.0);
+    let mut point = point::blank(&pspec);
+    point::load_phases(cx.root, &pspec, server, &mut point)?;
+    Ok(())
 }
 
 /// The start rate and where it came from: half the best closed-loop throughput of the
@@ -238,9 +272,24 @@ fn judge(spec: &SearchSpec, s: &StepRecord, reached: bool) -> (Verdict, Vec<Stri
     (if reasons.is_empty() { Verdict::Pass } else { Verdict::Fail }, reasons)
 }
 
-/// A failure no lower rate fixes: no response, or errors for at least half the requests.
+/// A failure no lower rate fixes: errors for at least half the requests sent (refused
+/// connections, error statuses). No response at all is not one: a start rate far above the
+/// server's capacity leaves every connection waiting in its queue, which a lower rate fixes.
 fn hopeless(s: &StepRecord) -> bool {
-    s.verdict == "fail" && (s.latency.count == 0 || s.errors_total * 2 >= s.requests.max(1))
+    s.verdict == "fail" && s.requests > 0 && s.errors_total * 2 >= s.requests
+}
+
+/// After a failed step the server may still be working through the requests it queued (their
+/// connections are gone): the next step waits that out, for about the slowest latency the
+/// failed step saw, at most `SETTLE_MAX`, so that it does not measure the last one's backlog.
+const SETTLE_MAX: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn settle(step: &StepRecord) {
+    if step.verdict != "pass" {
+        let slowest = std::time::Duration::from_micros(step.latency.max_us.max(step.latency.p99_us));
+        let wait = if step.latency.count == 0 { SETTLE_MAX } else { slowest.min(SETTLE_MAX) };
+        crate::host::interrupt::sleep_unless_stopping(wait);
+    }
 }
 
 fn ms(us: u64) -> String {
