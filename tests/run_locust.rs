@@ -43,18 +43,7 @@ fn locust() -> Option<PathBuf> {
     if path.is_file() {
         return Some(path);
     }
-    skip_or_fail(&format!("Locust is missing ({}): run `make setup`", path.display()))
-}
-
-/// The one rule of tests/support/tools.rs: a missing prerequisite fails the test, unless CONCUR_TEST_SKIP_MISSING=1 asks to skip (said in one line).
-fn skip_or_fail<T>(why: &str) -> Option<T> {
-    if std::env::var(tools::SKIP_MISSING).is_ok_and(|v| v == "1") {
-        let test = std::thread::current().name().unwrap_or("a test").to_string();
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "skipped {test}: {why} ({}=1 asked to skip)", tools::SKIP_MISSING);
-        return None;
-    }
-    panic!("{why} (or set {}=1 to skip the tests that need it)", tools::SKIP_MISSING);
+    tools::missing(&format!("Locust is missing ({}): run `make setup`", path.display()))
 }
 
 struct Fake {
@@ -286,7 +275,7 @@ fn locust_workers_in_two_namespaces_load_a_server_in_a_third() {
     let net = subnet();
     let mut guard = Net { names: Vec::new(), workers: Vec::new() };
     if let Err(why) = build_net(&tag, &net, &mut guard) {
-        let _ = skip_or_fail::<()>(&format!("network namespaces cannot be set up here (needs root or CAP_NET_ADMIN, ip and nft): {why}"));
+        let _ = tools::missing::<()>(&format!("network namespaces cannot be set up here (needs root or CAP_NET_ADMIN, ip and nft): {why}"));
         return;
     }
     let fake = Fake::new(locust.clone());

@@ -636,31 +636,52 @@ mod tests {
         }
     }
 
+    /// An open loop of one request per user every 100 ms, started 50 ms ago, against a
+    /// listener that never answers: the worker tests drive its scheduling by hand.
+    struct OpenLoop {
+        _listener: std::net::TcpListener,
+        plan: LoadPlan,
+        requests: Requests,
+        control: Control,
+        phase: Phase,
+        start_ns: u64,
+    }
+
+    impl OpenLoop {
+        fn new() -> OpenLoop {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+            let requests = Requests::encode(&plan);
+            let start_ns = sys::now_ns() - 50_000_000;
+            let phase = Phase::new(start_ns, false, Some(Duration::from_secs(10)));
+            OpenLoop { _listener: listener, plan, requests, control: Control::new(), phase, start_ns }
+        }
+
+        fn shared(&self, users: u64, keepalive: bool) -> Shared<'_> {
+            Shared {
+                requests: &self.requests,
+                addr: self.plan.target.addr,
+                keepalive,
+                timeout_ns: 1_000_000_000,
+                start_ns: self.start_ns,
+                phase: &self.phase,
+                total_users: users,
+                pace: Pace::Open { interval_ns: 100_000_000, spacing_ns: 1_000_000 },
+                backoff: false,
+                control: &self.control,
+            }
+        }
+    }
+
     /// One wake-up sends every user due before the end of the batch window. A user whose
     /// time passed long ago (a stall) keeps its intended time as latency origin, so the
     /// stall still counts against every request behind it; a user sent before its time
     /// starts at its send; a user due after the window keeps waiting.
     #[test]
     fn a_batch_sends_late_and_early_users_with_the_right_latency_origins() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
-        let requests = Requests::encode(&plan);
-        let control = Control::new();
-        let start_ns = sys::now_ns() - 50_000_000;
-        let phase = Phase::new(start_ns, false, Some(Duration::from_secs(10)));
-        let pace = Pace::Open { interval_ns: 100_000_000, spacing_ns: 1_000_000 };
-        let shared = Shared {
-            requests: &requests,
-            addr: plan.target.addr,
-            keepalive: true,
-            timeout_ns: 1_000_000_000,
-            start_ns,
-            phase: &phase,
-            total_users: 3,
-            pace,
-            backoff: false,
-            control: &control,
-        };
+        let fixture = OpenLoop::new();
+        let shared = fixture.shared(3, true);
+        let start_ns = shared.start_ns;
         let assignment = Assignment { first_user: 0, connections: 3, budget: Budget::Unlimited, cpu: None };
         let mut worker = Worker::new(&shared, &assignment).unwrap();
         assert_eq!(worker.early_ns, BATCH_NS);
@@ -689,25 +710,8 @@ mod tests {
     /// no batching at all.
     #[test]
     fn a_send_held_back_by_a_late_read_counts_the_servers_wait_only() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
-        let requests = Requests::encode(&plan);
-        let control = Control::new();
-        let start_ns = sys::now_ns() - 50_000_000;
-        let phase = Phase::new(start_ns, false, Some(Duration::from_secs(10)));
-        let pace = Pace::Open { interval_ns: 100_000_000, spacing_ns: 1_000_000 };
-        let mut shared = Shared {
-            requests: &requests,
-            addr: plan.target.addr,
-            keepalive: true,
-            timeout_ns: 1_000_000_000,
-            start_ns,
-            phase: &phase,
-            total_users: 1,
-            pace,
-            backoff: false,
-            control: &control,
-        };
+        let fixture = OpenLoop::new();
+        let shared = fixture.shared(1, true);
         let assignment = Assignment { first_user: 0, connections: 1, budget: Budget::Unlimited, cpu: None };
         let mut worker = Worker::new(&shared, &assignment).unwrap();
         let now = sys::now_ns();
@@ -727,8 +731,8 @@ mod tests {
         worker.conns[0].free_at = now;
         worker.next(0, now, false);
         assert_eq!(worker.conns[0].origin, now - 3_000_000);
-        shared.keepalive = false;
-        let worker = Worker::new(&shared, &assignment).unwrap();
+        let close = fixture.shared(1, false);
+        let worker = Worker::new(&close, &assignment).unwrap();
         assert_eq!((worker.early_ns, worker.batched), (0, false), "Connection: close is never batched");
     }
 }

@@ -36,12 +36,17 @@ pub fn require(tool: &Tool) -> Option<PathBuf> {
     if let Some(path) = tool.names.iter().find_map(|name| concur::impls::which(name)) {
         return Some(path);
     }
-    let missing = format!("{} is missing: {}", tool.names[0], tool.install);
+    missing(&format!("{} is missing: {}", tool.names[0], tool.install))
+}
+
+/// A prerequisite the test cannot run without, said in `why`: panics, or, under
+/// `CONCUR_TEST_SKIP_MISSING=1`, prints one line and returns `None` so that the test can return.
+pub fn missing<T>(why: &str) -> Option<T> {
     if std::env::var(SKIP_MISSING).is_ok_and(|v| v == "1") {
         let test = std::thread::current().name().unwrap_or("a test").to_string();
         // Straight to stderr: libtest captures `eprintln!` of a passing test, and this line must be seen.
-        let _ = writeln!(std::io::stderr(), "skipped {test}: {missing} ({SKIP_MISSING}=1 asked to skip)");
+        let _ = writeln!(std::io::stderr(), "skipped {test}: {why} ({SKIP_MISSING}=1 asked to skip)");
         return None;
     }
-    panic!("{missing} (or set {SKIP_MISSING}=1 to skip the tests that need it)");
+    panic!("{why} (or set {SKIP_MISSING}=1 to skip the tests that need it)");
 }
