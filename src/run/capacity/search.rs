@@ -32,8 +32,10 @@ pub struct Context<'a> {
 /// Runs every search of `plan` that has not ended; `false` when a stop was asked for.
 pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
     let ended = cx.store.ended_searches(cx.run_id)?;
+    // The run's points, read once: every search's start rate comes from them, and searches add none.
+    let points = cx.store.load_run(cx.run_id)?.points;
     for spec in plan.searches.iter().filter(|s| !ended.contains(&s.key)) {
-        if !one(cx, spec)? {
+        if !one(cx, spec, &points)? {
             return Ok(false);
         }
     }
@@ -41,8 +43,8 @@ pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
 }
 
 /// One search; `false` when a stop was asked for (the steps measured so far are kept).
-fn one(cx: &Context, spec: &SearchSpec) -> Result<bool> {
-    let (start_rate, start_from) = start(cx, spec)?;
+fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord]) -> Result<bool> {
+    let (start_rate, start_from) = start(spec, points);
     let record = SearchRecord {
         key: spec.key.clone(),
         implementation: spec.implementation.clone(),
@@ -160,8 +162,7 @@ fn warm_up(cx: &Context, spec: &SearchSpec, server: &mut Server) -> Result<()> {
 /// same implementation and scenario in this run (per server core when measured at
 /// another core count), else the profile's start. A closed loop with think time
 /// measures its clients, not the server: it is no guide.
-fn start(cx: &Context, spec: &SearchSpec) -> Result<(f64, String)> {
-    let data = cx.store.load_run(cx.run_id)?;
+fn start(spec: &SearchSpec, points: &[PointRecord]) -> (f64, String) {
     let thinks = |p: &PointRecord| p.load_report.as_ref().and_then(|r| r["settings"]["think_time_s"].as_f64()).unwrap_or(0.0) > 0.0;
     let usable = |p: &&PointRecord| {
         p.implementation == spec.implementation
@@ -173,14 +174,14 @@ fn start(cx: &Context, spec: &SearchSpec) -> Result<(f64, String)> {
             && !thinks(p)
     };
     let scaled = |p: &PointRecord| p.throughput() * f64::from(spec.cores) / f64::from(p.cores.max(1));
-    let best = |cores: bool| data.points.iter().filter(usable).filter(|p| (p.cores == spec.cores) == cores).max_by(|a, b| scaled(a).total_cmp(&scaled(b)));
-    Ok(match best(true).or_else(|| best(false)) {
+    let best = |cores: bool| points.iter().filter(usable).filter(|p| (p.cores == spec.cores) == cores).max_by(|a, b| scaled(a).total_cmp(&scaled(b)));
+    match best(true).or_else(|| best(false)) {
         Some(p) if scaled(p) >= 2.0 => {
             let per_core = if p.cores == spec.cores { String::new() } else { format!(", scaled from {} to {} core(s)", p.cores, spec.cores) };
             ((scaled(p) * super::CLOSED_LOOP_SHARE).round(), format!("half the closed-loop throughput of {} ({:.0} req/s at {}{per_core})", p.key, p.throughput(), p.level))
         }
         _ => (f64::from(spec.start_rate), "the profile's start rate: no closed-loop point without think time of the same implementation and scenario in this run".into()),
-    })
+    }
 }
 
 /// A step as a point: the search's settings at `rate`, its warm-up fixed at `step_warmup`.
