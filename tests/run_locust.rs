@@ -150,6 +150,12 @@ fn a_locust_point_is_stored_with_its_generator_version_and_cpu() {
     assert!(p.requests > 0 && p.errors_total == 0 && p.successes == p.requests && p.latency.count == p.requests, "{p:?}");
     assert!(p.generator.cpu_seconds > 0.0 && p.server.cpu_seconds > 0.0, "{:?} {:?}", p.generator, p.server);
     assert_eq!(p.steps.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["hello"]);
+    // Each worker reported its own load for the saturation flag: its CPU and its event loop's lag.
+    let workers = &p.load_report.as_ref().unwrap()["workers"];
+    assert_eq!(workers.as_array().map(|w| w.len()), Some(2), "{workers}");
+    for w in workers.as_array().unwrap() {
+        assert!(w["cpu_s"].as_f64().unwrap() > 0.0 && w["wall_s"].as_f64().unwrap() > 1.0 && w["lag_ticks"].as_u64().unwrap() > 50, "{w}");
+    }
 }
 
 #[test]
@@ -325,4 +331,7 @@ fn locust_workers_in_two_namespaces_load_a_server_in_a_third() {
         .sum();
     assert!(sent > 0);
     assert_eq!(p.requests, sent, "the stored point's requests must be the sum of what the workers report");
+    // The workers on other hosts reported their load to the master too.
+    let workers = &p.load_report.as_ref().unwrap()["workers"];
+    assert_eq!(workers.as_array().map(|w| w.len()), Some(2), "{workers}\n{log}");
 }

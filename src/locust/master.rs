@@ -5,7 +5,7 @@
 //! end it with the reason, and every process of the group is stopped.
 
 use super::Tool;
-use super::output::Stats;
+use super::output::{Stats, WorkerLoad};
 use crate::host::groups;
 use crate::load::Control;
 use anyhow::{Result, bail};
@@ -47,6 +47,8 @@ pub struct Outcome {
     pub stats: Stats,
     /// CPU seconds of the master and the local workers during the measurement.
     pub cpu_seconds: f64,
+    /// Each worker's own report of its load (local and remote workers alike; a worker whose report did not arrive is missing).
+    pub workers: Vec<WorkerLoad>,
     /// Seconds measured.
     pub elapsed_s: f64,
 }
@@ -88,8 +90,11 @@ impl Proc {
 pub fn run(tool: &Tool, run: &Run, control: &Control) -> Result<Outcome> {
     let prefix = run.dir.join("locust");
     let status = run.dir.join("status");
+    let loads = run.dir.join("workers.json");
     let _ = std::fs::remove_file(&status);
-    let mut master = spawn(tool, "master", &master_args(run, &prefix), run, &[("CONCUR_LOCUST_STATUS", status.as_path())], None)?;
+    let _ = std::fs::remove_file(&loads);
+    let env = [("CONCUR_LOCUST_STATUS", status.as_path()), ("CONCUR_LOCUST_WORKERS", loads.as_path())];
+    let mut master = spawn(tool, "master", &master_args(run, &prefix), run, &env, None)?;
     let group = master.child.id() as i32;
     let mut workers = Vec::new();
     if run.master_bind.is_none() {
@@ -119,7 +124,8 @@ pub fn run(tool: &Tool, run: &Run, control: &Control) -> Result<Outcome> {
     let (base, elapsed_s) = result?;
     let cpu: f64 = std::iter::once(&mut master).chain(workers.iter_mut()).filter_map(|p| p.poll()).map(|d| d.1).sum();
     let stats = Stats::read(&prefix)?;
-    Ok(Outcome { stats, cpu_seconds: (cpu - base).max(0.0), elapsed_s })
+    let workers = WorkerLoad::read(&loads)?;
+    Ok(Outcome { stats, cpu_seconds: (cpu - base).max(0.0), workers, elapsed_s })
 }
 
 /// Waits for the master to end; returns the group's CPU seconds when the

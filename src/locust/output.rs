@@ -28,6 +28,73 @@ pub struct Entry {
     pub last_request_timestamp: Option<f64>,
 }
 
+/// One worker's own load during the measurement, as the generated locustfile
+/// reports it to its master (which writes them all to one JSON file).
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+pub struct WorkerLoad {
+    /// Locust's client id of the worker (host name and a random suffix).
+    pub id: String,
+    pub index: u32,
+    /// CPU seconds of the worker's process, and the seconds they were taken over.
+    pub cpu_s: f64,
+    pub wall_s: f64,
+    /// How late the worker's event loop woke a greenlet sleeping 10 ms, over `lag_ticks` wake-ups.
+    pub lag_ticks: u64,
+    pub lag_p50_ms: f64,
+    pub lag_p99_ms: f64,
+    pub lag_max_ms: f64,
+}
+
+impl WorkerLoad {
+    /// Reads the master's file of its workers' reports; none when it wrote none.
+    pub fn read(path: &Path) -> Result<Vec<WorkerLoad>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| format!("{}: not the workers' load reports", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+        }
+    }
+
+    /// The share of one core the worker's process used.
+    pub fn cpu_util(&self) -> f64 {
+        if self.wall_s > 0.0 { self.cpu_s / self.wall_s } else { 0.0 }
+    }
+
+    /// Why this worker, not the server, limited the point, if it did
+    /// (spec/LOCUST.md, "The generator's limit"): its one Python process used
+    /// 90% of a core or more (Locust's own warning threshold), or its event
+    /// loop woke at least `LAG_LIMIT_MS` late at its p99 and that lag is at
+    /// least `LAG_SHARE` of the point's p99 latency: a request whose response
+    /// waits on a late loop carries the delay, so that much of the tail Locust
+    /// reports is time its worker could not run the request's greenlet.
+    pub fn limit(&self, point_p99_ms: f64) -> Option<String> {
+        let util = self.cpu_util();
+        if util >= CPU_BUSY {
+            return Some(format!("Locust worker {} used {:.0}% of a core (one Python process: Locust warns at 90%)", self.index, util * 100.0));
+        }
+        if self.lag_p99_ms >= LAG_LIMIT_MS && self.lag_p99_ms >= LAG_SHARE * point_p99_ms {
+            return Some(format!(
+                "Locust worker {}'s event loop woke {:.0} ms late at p99 (at most {:.0} ms; {:.0}% of a core busy), against a p99 latency of {:.0} ms: part of that tail is the generator's",
+                self.index,
+                self.lag_p99_ms,
+                self.lag_max_ms,
+                util * 100.0,
+                point_p99_ms
+            ));
+        }
+        None
+    }
+}
+
+/// A worker's share of one core at which it is taken as the limit.
+pub const CPU_BUSY: f64 = 0.90;
+/// Event-loop lag at p99 from which a worker can be taken as the limit: ten
+/// times a wake-up's ordinary jitter on an idle worker (about 1 ms, measured).
+pub const LAG_LIMIT_MS: f64 = 10.0;
+/// The least share of the point's p99 latency that lag must be: a slow server's
+/// tail (a bcrypt queue of seconds) is not the generator's for a few ms of lag.
+pub const LAG_SHARE: f64 = 0.1;
+
 /// What a Locust run measured.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
@@ -156,6 +223,35 @@ mod tests {
         let latency = Stats::latency(&all);
         assert_eq!((latency.count, latency.min_us / 1000, latency.max_us / 1000), (7, 3, 10));
         assert_eq!(stats.raw[0]["total_response_time"], 26.0);
+    }
+
+    fn worker(cpu_s: f64, lag_p99_ms: f64) -> WorkerLoad {
+        WorkerLoad { id: "w".into(), index: 1, cpu_s, wall_s: 10.0, lag_ticks: 900, lag_p50_ms: 0.5, lag_p99_ms, lag_max_ms: 2.0 * lag_p99_ms }
+    }
+
+    #[test]
+    fn a_worker_is_the_limit_at_a_busy_core_or_a_late_loop_that_makes_the_tail() {
+        // A worker's one process at 95% of a core.
+        assert!(worker(9.5, 1.0).limit(3.0).unwrap().contains("used 95% of a core"));
+        // Measured (go-nethttp userinfo, 500 clients, 2 workers): loop 51 ms late at p99, Locust's p99 420 ms.
+        assert!(worker(5.4, 51.0).limit(420.0).unwrap().contains("woke 51 ms late at p99"));
+        // Measured: an idle worker's loop is 2.5-4 ms late at p99 (beside a server busy with bcrypt).
+        assert_eq!(worker(0.6, 4.0).limit(32.0), None);
+        // A late loop is not the limit of a server whose tail is seconds long.
+        assert_eq!(worker(0.6, 15.0).limit(2200.0), None);
+    }
+
+    #[test]
+    fn the_workers_reports_are_read_and_none_is_no_report() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("workers.json");
+        assert_eq!(WorkerLoad::read(&path).unwrap(), []);
+        std::fs::write(&path, r#"[{"cpu_s": 5.4, "id": "vm_1", "index": 0, "lag_max_ms": 122.0, "lag_p50_ms": 0.6, "lag_p99_ms": 51.3, "lag_ticks": 727, "wall_s": 10.06}]"#).unwrap();
+        let read = WorkerLoad::read(&path).unwrap();
+        assert_eq!((read.len(), read[0].lag_ticks), (1, 727));
+        assert!((read[0].cpu_util() - 5.4 / 10.06).abs() < 1e-9);
+        std::fs::write(&path, "not json").unwrap();
+        assert!(WorkerLoad::read(&path).unwrap_err().to_string().contains("not the workers' load reports"));
     }
 
     #[test]

@@ -74,7 +74,8 @@ pub fn table(model: &Model) -> Option<Table> {
     let mut t = Table::new("Load generators side by side", &header)
         .note(format!(
             "The same point taken by concur load and by Locust: medians over repeats; generator CPU is its CPU time over the measurement per CPU it had \
-             (Locust: master and local workers); saturated: the generator, not the server, was the limit. A number from another run of this database says which. {LATENCY_NOTE}"
+             (Locust: master and local workers); saturated: the generator, not the server, was the limit (its CPUs busy; for Locust also a worker \
+             at 90% of a core, or its event loop late enough to make part of the tail, spec/LOCUST.md). A number from another run of this database says which. {LATENCY_NOTE}"
         ))
         .labels(4)
         .group("", 4)

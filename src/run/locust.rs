@@ -12,7 +12,7 @@ use super::point::{SAMPLE_EVERY, alive};
 use super::sampler::Sampler;
 use super::usage;
 use crate::load::{Control, Scenario};
-use crate::locust::{self, locustfile, master, output::Stats};
+use crate::locust::{self, locustfile, master, output::{Stats, WorkerLoad}};
 use crate::server::Server;
 use crate::store::{PointRecord, SecondRecord, StepRecord};
 use anyhow::{Context, Result};
@@ -77,10 +77,27 @@ pub fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &m
     point.generator = usage::generator(spec.generator_cpus.clone(), spec.shared, outcome.cpu_seconds, elapsed_s, point.server.cpu_seconds);
     point.generator.kind = spec.generator;
     point.generator.version = tool.version;
+    judge_workers(point, &outcome.workers, settings.workers);
     if settings.master_bind.is_some() {
-        point.warnings.push("the Locust workers ran on other machines: the generator's CPU counts the master only, and its saturation flag says nothing of them".into());
+        point.warnings.push("the Locust workers ran on other machines: the generator's CPU counts the master only; the saturation flag judges the workers by their own reports".into());
     }
     alive(server, "measurement")
+}
+
+/// Flags the generator as saturated when a worker's own report says it was
+/// the limit, and keeps every report in the point's `load_report`.
+fn judge_workers(point: &mut PointRecord, workers: &[WorkerLoad], expected: u32) {
+    let p99_ms = point.latency.p99_us as f64 / 1000.0;
+    for reason in workers.iter().filter_map(|w| w.limit(p99_ms)) {
+        point.generator.saturated = true;
+        point.warnings.push(format!("generator saturated: {reason}"));
+    }
+    if workers.len() < expected as usize {
+        point.warnings.push(format!("{} of {expected} Locust workers reported their load: the saturation flag judges only those", workers.len()));
+    }
+    if let Some(report) = point.load_report.as_mut() {
+        report["workers"] = serde_json::json!(workers);
+    }
 }
 
 /// Copies Locust's counts into `point`: every request Locust timed is a
