@@ -4,6 +4,8 @@
 //! stalls 500 ms every 2 s shows the stall in every step's percentiles (no
 //! coordinated omission); Ctrl-C keeps the measured steps and `--resume`
 //! continues the search from them; a bad `--slo` is refused with its syntax.
+//! A search follows on the warm server of its closed-loop point, and a
+//! resumed one whose point is taken starts a server of its own.
 
 use crate::tools;
 
@@ -150,6 +152,9 @@ fn a_server_of_known_capacity_is_found_within_the_precision() {
     let s = fake.search();
     check_found(&s, &text(&out));
     assert!(s.start_from.starts_with("half the closed-loop throughput of fake/hello/cores=1/c=4/r1"), "{}", s.start_from);
+    // The search followed on the point's server, warm, instead of starting its own.
+    assert!(text(&out).contains("on the server of point fake/hello/cores=1/c=4/r1"), "{}", text(&out));
+    assert!(!search_log(&fake).exists(), "the search started a server of its own");
     for st in &s.steps {
         assert!(st.rss_peak_bytes > 0 && st.server_cpu_util > 0.0 && st.gen_cpu_util > 0.0 && st.latency.count > 0, "{st:?}");
     }
@@ -200,13 +205,21 @@ fn ctrl_c_keeps_the_measured_steps_and_resume_continues_the_search() {
     assert_eq!(before.status, "running");
     assert!(before.steps.len() >= 2, "{before:#?}");
 
+    assert!(std::fs::read_to_string(fake.log()).unwrap().contains("on the server of point"), "the interrupted search followed its point");
     let out = fake.run(&["-c", "4", "--resume"]).output().unwrap();
     ok(&out);
+    // Its point is taken: the search goes on on a server of its own.
+    assert!(search_log(&fake).exists() && !text(&out).contains("on the server of point"), "{}", text(&out));
     let after = fake.search();
     assert_eq!(after.id, before.id, "--resume continues the search, it does not start another");
     assert_eq!(after.steps[..before.steps.len()], before.steps[..], "measured steps are kept as they were");
     assert!(after.steps.len() > before.steps.len());
     check_found(&after, &text(&out));
+}
+
+/// The log of the server a search starts for itself (none when it followed a point's).
+fn search_log(fake: &Fake) -> PathBuf {
+    fake.root.path().join("results/logs/run-1/fake_hello_cores=1_capacity.log")
 }
 
 fn wait_steps(fake: &Fake, child: &mut Child, n: usize) {

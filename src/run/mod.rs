@@ -6,7 +6,9 @@
 //! (`sampler`, `usage`). Every point is written to the results database as
 //! soon as it is taken, so an interrupted run (`interrupt`) keeps what it
 //! finished and `--resume` skips it. With an SLO (`--slo`, the profile's
-//! `[capacity]`), capacity searches follow the points (`capacity`).
+//! `[capacity]`), capacity searches (`capacity`) follow on the warm server
+//! of their implementation's first closed-loop point at their core count,
+//! or after the points on a server of their own.
 
 pub mod capacity;
 mod drive;
@@ -121,11 +123,14 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
         }
     }
     let todo: Vec<&PointSpec> = pending.into_iter().filter(|p| ready.contains_key(p.implementation.as_str())).collect();
+    let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready };
+    let hosts = capacity::hosts(&plan.searches, &todo, &searched);
     let mut progress = progress::Progress::new(&todo);
     for spec in todo {
         progress.begin(spec);
         let started = Instant::now();
-        let Some(point) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir) else {
+        let riders = hosts.get(&spec.key);
+        let Some((point, server)) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir, riders.is_some()) else {
             return Ok(RunStatus::Interrupted);
         };
         {
@@ -134,8 +139,14 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
         }
         progress.end(spec, started.elapsed());
         println!("{}", result_line(&point));
+        if let (Some(riders), Some(mut server)) = (riders, server) {
+            let finished = capacity::ride(&cx, riders, &point, &mut server);
+            server.stop(point::STOP_GRACE);
+            if !finished? {
+                return Ok(RunStatus::Interrupted);
+            }
+        }
     }
-    let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready };
     if !capacity::run_all(&cx, plan)? {
         return Ok(RunStatus::Interrupted);
     }

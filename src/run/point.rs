@@ -25,24 +25,34 @@ pub(super) const READY_TIMEOUT: Duration = Duration::from_secs(90);
 pub(super) const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// Measures one point; `None` when a stop was asked for (the point is not kept).
-pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path) -> Option<PointRecord> {
+/// With `keep`, a point measured without error hands its server back, still
+/// running and warm, for the capacity searches that follow on it; the caller stops it.
+pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path, keep: bool) -> Option<(PointRecord, Option<Server>)> {
     let mut point = blank(spec);
     let log = log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
+    let mut kept = None;
     let result = start(root, imp, spec, &log).and_then(|mut server| {
         let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| match spec.generator {
             Generator::ConcurLoad => load_phases(root, spec, &mut server, &mut point).map(|_| ()),
             Generator::Locust => super::locust::load_phases(root, spec, &mut server, &mut point, log_dir),
         });
-        server.stop(STOP_GRACE);
+        if keep && outcome.is_ok() && !crate::host::interrupt::stopping() {
+            kept = Some(server);
+        } else {
+            server.stop(STOP_GRACE);
+        }
         outcome
     });
     if crate::host::interrupt::stopping() {
+        if let Some(mut server) = kept {
+            server.stop(STOP_GRACE);
+        }
         return None;
     }
     if let Err(e) = result {
         point.error = Some(format!("{e:#}"));
     }
-    Some(point)
+    Some((point, kept))
 }
 
 pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path) -> Result<Server> {

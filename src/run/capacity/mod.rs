@@ -1,7 +1,9 @@
 //! The capacity search (`concur run --slo 'p99<=10ms'`, the profile's
 //! `[capacity]`): for each implementation × scenario × cores, the highest
 //! open-loop rate at which the server meets the SLO with no errors and the
-//! rate reached, found on one server start by a geometric ramp then
+//! rate reached, found on one server (the warm server of the run's first
+//! closed-loop point of the same implementation and cores, else a start of
+//! its own) by a geometric ramp then
 //! bisection (`ramp`), every step stored as it is measured (`search`).
 //! This file owns the profile's settings and the planned searches.
 
@@ -9,7 +11,7 @@ mod ramp;
 mod search;
 
 pub use ramp::{Status, Verdict};
-pub use search::{Context, run_all};
+pub use search::{Context, hosts, ride, run_all};
 
 use super::plan::{Inputs, Overrides, ScenarioInfo};
 use super::slo::Slo;

@@ -1,7 +1,9 @@
-//! Running the planned searches after the run's points: one server start
-//! per search, warmed up before its first step as a point of the scenario
-//! would be (the profile's warm-up, the manifest's least, until steady), then
-//! steps (a warm-up at the step's rate on the
+//! Running the planned searches: each on the warm server of its
+//! implementation's first closed-loop point at its core count, right after
+//! that point (`hosts`, `ride`), or else after the run's points on a server
+//! of its own, warmed up before its first step as a point of the scenario
+//! would be (the profile's warm-up, the manifest's least, until steady).
+//! Then steps (a warm-up at the step's rate on the
 //! measurement's connections, then the sampled measurement, exactly as a
 //! point with `-R`) chosen by the ramp, each stored as it ends. A stored,
 //! unfinished search is continued by replaying its verdicts (`--resume`).
@@ -16,7 +18,7 @@ use crate::server::Server;
 use crate::store::capacity::{SearchRecord, StepRecord};
 use crate::store::{PointRecord, Store};
 use anyhow::Result;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 /// What the searches need from the sweep.
@@ -42,8 +44,53 @@ pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
     Ok(true)
 }
 
-/// One search; `false` when a stop was asked for (the steps measured so far are kept).
+/// Which pending point each search that has not ended follows on, by the point's key: the
+/// first closed-loop `concur load` point (in `todo`'s order) of the search's implementation and
+/// cores whose server is started the same way (environment, address, namespace). Its server,
+/// warm from the point's warm-up and measurement, serves the searches one after another
+/// instead of a fresh start and warm-up each; a search with no such point runs after the points.
+pub fn hosts<'a>(searches: &'a [SearchSpec], todo: &[&PointSpec], ended: &HashSet<String>) -> BTreeMap<String, Vec<&'a SearchSpec>> {
+    let mut out: BTreeMap<String, Vec<&SearchSpec>> = BTreeMap::new();
+    for search in searches.iter().filter(|s| !ended.contains(&s.key)) {
+        let host = todo.iter().find(|p| {
+            p.implementation == search.implementation
+                && p.cores == search.cores
+                && p.server_cpus == search.server_cpus
+                && p.rate.is_none()
+                && p.keepalive
+                && p.generator == crate::store::Generator::ConcurLoad
+                && p.env == search.env
+                && p.server_addr == search.server_addr
+                && p.server_netns == search.server_netns
+        });
+        if let Some(host) = host {
+            out.entry(host.key.clone()).or_default().push(search);
+        }
+    }
+    out
+}
+
+/// Runs `searches` on the running server of point `host`, just measured; `false` when a stop
+/// was asked for. A search that finds the server gone leaves the rest to `run_all`.
+pub fn ride(cx: &Context, searches: &[&SearchSpec], host: &PointRecord, server: &mut Server) -> Result<bool> {
+    for spec in searches {
+        if !server.is_running() {
+            break;
+        }
+        if !one_on(cx, spec, std::slice::from_ref(host), Some((&mut *server, host.key.as_str())))? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// One search on a server of its own; `false` when a stop was asked for (the steps measured so far are kept).
 fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord]) -> Result<bool> {
+    one_on(cx, spec, points, None)
+}
+
+/// One search, on `hosted` (the server of the point named, already warm) or a fresh server.
+fn one_on(cx: &Context, spec: &SearchSpec, points: &[PointRecord], hosted: Option<(&mut Server, &str)>) -> Result<bool> {
     let (start_rate, start_from) = start(spec, points);
     let record = SearchRecord {
         key: spec.key.clone(),
@@ -75,6 +122,13 @@ fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord]) -> Result<bool> 
         end(cx, id, &ramp, status, &steps, "")?;
         return Ok(true);
     }
+    if let Some((server, host)) = hosted {
+        println!("  on the server of point {host}, warm from its measurement");
+        return match steps_loop(cx, spec, id, server, &mut ramp, &mut steps, true)? {
+            Some(status) => end(cx, id, &ramp, status, &steps, "").map(|()| true),
+            None => Ok(false),
+        };
+    }
     let log = cx.log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let template = point_spec(spec, 0);
     let mut server = match point::start(cx.root, imp, &template, &log).and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
@@ -87,7 +141,7 @@ fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord]) -> Result<bool> 
             return Ok(true);
         }
     };
-    let outcome = steps_loop(cx, spec, id, &mut server, &mut ramp, &mut steps);
+    let outcome = steps_loop(cx, spec, id, &mut server, &mut ramp, &mut steps, false);
     server.stop(point::STOP_GRACE);
     match outcome? {
         Some(status) => {
@@ -99,8 +153,8 @@ fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord]) -> Result<bool> 
 }
 
 /// Measures steps until the ramp is done (its status) or a stop is asked for (`None`).
-fn steps_loop(cx: &Context, spec: &SearchSpec, id: i64, server: &mut Server, ramp: &mut Ramp, steps: &mut Vec<StepRecord>) -> Result<Option<Status>> {
-    let mut warm = false;
+/// `warm`: the server needs no warm-up before the first step.
+fn steps_loop(cx: &Context, spec: &SearchSpec, id: i64, server: &mut Server, ramp: &mut Ramp, steps: &mut Vec<StepRecord>, mut warm: bool) -> Result<Option<Status>> {
     loop {
         let rate = match ramp.next() {
             Next::Measure(rate) => rate,
