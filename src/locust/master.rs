@@ -53,27 +53,21 @@ pub struct Outcome {
     pub elapsed_s: f64,
 }
 
-/// A process this run started, reaped with its resource usage.
+/// A process this run started.
 struct Proc {
     name: String,
     child: Child,
     log: PathBuf,
-    /// Exit status and CPU seconds, once it has exited.
-    done: Option<(i32, f64)>,
+    /// Its exit status, once it has exited.
+    done: Option<i32>,
 }
 
 impl Proc {
-    fn poll(&mut self) -> Option<(i32, f64)> {
-        if self.done.is_none() {
-            let mut status = 0;
-            // SAFETY: a zeroed rusage is valid; wait4 on our own child, without blocking.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            let pid = unsafe { libc::wait4(self.child.id() as i32, &mut status, libc::WNOHANG, &mut usage) };
-            if pid > 0 {
-                let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-                let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
-                self.done = Some((code, secs(usage.ru_utime) + secs(usage.ru_stime)));
-            }
+    fn poll(&mut self) -> Option<i32> {
+        if self.done.is_none()
+            && let Ok(Some(status)) = self.child.try_wait()
+        {
+            self.done = Some(status.code().unwrap_or_else(|| 128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0)));
         }
         self.done
     }
@@ -121,20 +115,21 @@ pub fn run(tool: &Tool, run: &Run, control: &Control) -> Result<Outcome> {
         std::thread::sleep(Duration::from_millis(50));
     }
     groups::stop(group, GRACE);
-    let (base, elapsed_s) = result?;
-    let cpu: f64 = std::iter::once(&mut master).chain(workers.iter_mut()).filter_map(|p| p.poll()).map(|d| d.1).sum();
+    let (cpu_seconds, elapsed_s) = result?;
     let stats = Stats::read(&prefix)?;
     let workers = WorkerLoad::read(&loads)?;
-    Ok(Outcome { stats, cpu_seconds: (cpu - base).max(0.0), workers, elapsed_s })
+    Ok(Outcome { stats, cpu_seconds, workers, elapsed_s })
 }
 
-/// Waits for the master to end; returns the group's CPU seconds when the
-/// measurement began (to subtract the warm-up's) and the measured seconds.
+/// Waits for the master to end; returns the CPU seconds of the group (master and local
+/// workers) between the measurement's beginning and end, as the locustfile marks them
+/// in the status file, and the measured seconds.
 fn watch(run: &Run, status: &Path, master: &mut Proc, workers: &mut [Proc], control: &Control) -> Result<(f64, f64)> {
     let group = master.child.id() as i32;
     let limit = Duration::from_secs_f64(run.warmup_s + run.duration_s) + Duration::from_secs(CONNECT_WAIT_S + SPAWN_WAIT_S);
     let started = Instant::now();
     let mut measuring: Option<(Instant, f64)> = None;
+    let mut measured: Option<(f64, f64)> = None;
     loop {
         if control.stopped() {
             groups::stop(group, GRACE);
@@ -146,21 +141,30 @@ fn watch(run: &Run, status: &Path, master: &mut Proc, workers: &mut [Proc], cont
             control.begin_measurement(now);
             measuring = Some((now, crate::host::procstat::sample_group(group).cpu_seconds));
         }
-        if let Some((code, _)) = master.poll() {
+        if let (Some((at, base)), None) = (measuring, measured)
+            && said.lines().any(|l| l == "ended")
+        {
+            let cpu = crate::host::procstat::sample_group(group).cpu_seconds;
+            measured = Some(((cpu - base).max(0.0), at.elapsed().as_secs_f64()));
+        }
+        if let Some(code) = master.poll() {
             if let Some(reason) = said.lines().find_map(|l| l.strip_prefix("failed: ")) {
                 bail!("{reason}{}", master.tail());
             }
             if code != 0 {
                 bail!("the Locust master exited with status {code}{}", master.tail());
             }
-            let Some((at, base)) = measuring else {
+            if measuring.is_none() {
                 bail!("the Locust master ended before its measurement began (did {} worker(s) connect?){}", run.workers, master.tail());
+            }
+            let Some(measured) = measured else {
+                bail!("the Locust master ended without ending its measurement{}", master.tail());
             };
-            return Ok((base, at.elapsed().as_secs_f64()));
+            return Ok(measured);
         }
         // A worker leaves with status 0 when its master tells it to (the run's end); any other exit is a failure.
-        if let Some(w) = workers.iter_mut().find_map(|w| w.poll().is_some_and(|d| d.0 != 0).then_some(w)) {
-            let code = w.done.map_or(0, |d| d.0);
+        if let Some(w) = workers.iter_mut().find_map(|w| w.poll().is_some_and(|code| code != 0).then_some(w)) {
+            let code = w.done.unwrap_or(0);
             let reason = format!("Locust {} exited mid-point (status {code}){}", w.name, w.tail());
             groups::stop(group, GRACE);
             bail!(reason);
