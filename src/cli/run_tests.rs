@@ -233,12 +233,24 @@ fn an_slo_adds_one_search_per_implementation_scenario_and_cores_after_the_points
         "{PROFILE}[capacity]\nslo = \"p99.9<=50ms\"\nscenarios = [\"password\"]\ncores = [2]\nconnections = 8\nstep = \"1s\"\nstep_warmup = \"0s\"\nmax_steps = 4\nbudget = \"9s\"\n"
     );
     let p = plan_with(&["--impl", "go"], &profile, &[0, 1]).unwrap();
-    let s: Vec<(&str, String, u32, f64, f64)> = p.searches.iter().map(|s| (s.key.as_str(), s.slo.to_string(), s.connections, s.step_cost_s(), s.expected_s())).collect();
-    // Four 1 s steps, after the server's warm-up as a point's (1 s, judged over 3 s windows, then the next whole second).
-    assert_eq!(s, [("go/password/cores=2/capacity", "p99.9<=50ms".to_string(), 8, 1.0, 8.0)]);
+    let s: Vec<(&str, String, u32, f64, f64, f64)> =
+        p.searches.iter().map(|s| (s.key.as_str(), s.slo.to_string(), s.connections, s.step_cost_s(), s.expected_s(false), s.expected_s(true))).collect();
+    // Four 1 s steps, after the server's warm-up as a point's (1 s, judged over 3 s windows, then the next whole second);
+    // on a point's warm server, the steps only.
+    assert_eq!(s, [("go/password/cores=2/capacity", "p99.9<=50ms".to_string(), 8, 1.0, 8.0, 4.0)]);
     assert_eq!((p.searches[0].server_warmup_s, p.searches[0].server_warmup_max_s), (1.0, 30.0));
     let p = plan_with(&["--impl", "go", "--slo", "p50<=1ms"], &profile, &[0, 1]).unwrap();
     assert_eq!(p.searches[0].slo.to_string(), "p50<=1ms", "--slo replaces the profile's bound");
+}
+
+#[test]
+fn a_capacity_scenario_without_points_is_searched_and_the_scenario_flag_narrows_it() {
+    let profile = "description = \"d\"\ncores = [1]\nscenarios = [\"hello\"]\n[capacity]\nslo = \"p99<=50ms\"\nscenarios = [\"hello\", \"password\"]\n";
+    let p = plan_with(&["--impl", "go"], profile, &[0, 1]).unwrap();
+    assert_eq!(p.points.iter().map(|p| p.scenario.as_str()).collect::<Vec<_>>(), ["hello"], "no point of password");
+    assert_eq!(p.searches.iter().map(|s| s.key.as_str()).collect::<Vec<_>>(), ["go/hello/cores=1/capacity", "go/password/cores=1/capacity"]);
+    let p = plan_with(&["--impl", "go", "--scenario", "hello"], profile, &[0, 1]).unwrap();
+    assert_eq!(p.searches.iter().map(|s| s.key.as_str()).collect::<Vec<_>>(), ["go/hello/cores=1/capacity"]);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! the counted fields of a `PointRecord`.
 
 use super::plan::{PointSpec, ScenarioInfo};
-use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt, Warmup};
+use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt, Warmup, WarmupReport};
 use crate::store::{PointRecord, SecondRecord, StepRecord};
 use crate::stats::{ErrorCounts, ErrorKind};
 use anyhow::Result;
@@ -80,7 +80,7 @@ pub fn generator_cpu_seconds(report: &LoadReport) -> f64 {
     report.cpu.user_s + report.cpu.system_s
 }
 
-/// Copies the counted fields of `report` into `point`.
+/// Copies the counted fields of `report` into `point` (made by `point::blank`).
 pub fn fill(point: &mut PointRecord, report: &LoadReport) {
     let statuses: u64 = report.errors_by_kind.status.values().sum();
     point.duration_s = report.elapsed_s;
@@ -101,18 +101,27 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
         point.warnings.push(format!("the target rate of {:.0}/s was not reached: {:.0}/s were sent", rate.target_per_s, rate.sent_per_s));
     }
     if let Some(w) = report.warmup.as_ref() {
+        let asked = point.warmup_s;
         point.warmup_s = w.seconds;
-        if !w.steady {
-            let last: Vec<String> = w.per_second.iter().rev().take(3).rev().map(u64::to_string).collect();
-            point.warnings.push(format!(
-                "the warm-up ended at its maximum of {} s before throughput was steady (its last seconds: {} requests): \
-                 the measurement may understate the warm server",
-                w.seconds,
-                last.join(", ")
-            ));
-        }
+        point.warnings.extend(warmup_warning(asked, w));
     }
     point.load_report = serde_json::to_value(report).ok();
+}
+
+/// A warm-up that ran to its maximum without throughput becoming steady; `asked` is the
+/// warm-up's minimum. One that ended at its minimum was fixed (its maximum is its minimum, as
+/// `quick` asks): it was not cut short, and says nothing about steadiness.
+fn warmup_warning(asked: f64, w: &WarmupReport) -> Option<String> {
+    if w.steady || w.seconds <= asked.ceil() {
+        return None;
+    }
+    let last: Vec<String> = w.per_second.iter().rev().take(3).rev().map(u64::to_string).collect();
+    Some(format!(
+        "the warm-up ended at its maximum of {} s before throughput was steady (its last seconds: {} requests): \
+         the measurement may understate the warm server",
+        w.seconds,
+        last.join(", ")
+    ))
 }
 
 fn errors(counts: &ErrorCounts) -> BTreeMap<String, u64> {
@@ -151,6 +160,16 @@ mod tests {
             server_addr: None,
             server_netns: None,
         }
+    }
+
+    #[test]
+    fn only_a_warm_up_cut_short_at_its_maximum_is_a_warning() {
+        let w = |seconds: f64, steady: bool| WarmupReport { seconds, steady, per_second: vec![900, 1000, 1200] };
+        let cut = warmup_warning(1.0, &w(20.0, false)).unwrap();
+        assert!(cut.contains("maximum of 20 s") && cut.contains("900, 1000, 1200"), "{cut}");
+        assert_eq!(warmup_warning(1.0, &w(6.0, true)), None, "steady");
+        assert_eq!(warmup_warning(2.0, &w(2.0, false)), None, "fixed at 2 s: its minimum is its maximum");
+        assert_eq!(warmup_warning(15.0, &w(15.0, false)), None, "a manifest's least, fixed");
     }
 
     #[test]

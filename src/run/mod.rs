@@ -217,7 +217,10 @@ fn print_plan(plan: &Plan) {
     for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");
     }
-    let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum::<f64>() + plan.searches.iter().map(capacity::SearchSpec::expected_s).sum::<f64>();
+    let points: Vec<&PointSpec> = plan.points.iter().collect();
+    let hosted: Vec<&str> = capacity::hosts(&plan.searches, &points, &Default::default()).into_values().flatten().map(|s| s.key.as_str()).collect();
+    let searches_s: f64 = plan.searches.iter().map(|s| s.expected_s(hosted.contains(&s.key.as_str()))).sum();
+    let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum::<f64>() + searches_s;
     let searches = if plan.searches.is_empty() { String::new() } else { format!(" and {} capacity searches", plan.searches.len()) };
     let _ = writeln!(out, "{} points{searches}, about {} of load plus start-up, stop and verification", plan.points.len(), progress::clock(total));
     for p in &plan.points {

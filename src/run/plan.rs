@@ -162,7 +162,7 @@ impl PointSpec {
     /// the measurement starts at the next whole second).
     pub fn expected_s(&self) -> f64 {
         let windows = crate::load::warmup::WINDOWS as f64;
-        let warmup = if self.warmup_s > 0.0 { self.warmup_s.max(windows) + 1.0 } else { 0.0 };
+        let warmup = if self.warmup_s > 0.0 { self.warmup_s.max(windows).min(self.warmup_max_s.max(self.warmup_s)) + 1.0 } else { 0.0 };
         warmup + self.duration_s.unwrap_or(20.0)
     }
 }

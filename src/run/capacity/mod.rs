@@ -25,14 +25,14 @@ use std::collections::BTreeMap;
 pub struct Settings {
     /// The bound, e.g. "p99<=10ms"; `--slo` replaces it. None: no search unless `--slo`.
     pub slo: Option<String>,
-    /// Scenarios searched (of the run's); empty: every scenario of the run.
+    /// Scenarios searched, whether or not the run takes points of them; empty: every scenario of the run.
     #[serde(default)]
     pub scenarios: Vec<String>,
     /// Core counts searched (of the run's); none: every one.
     pub cores: Option<Vec<u32>>,
     /// Connections the open loop spreads its rate over; none: the scenario file's.
     pub connections: Option<u32>,
-    /// The first rate (req/s) when the run measured no closed-loop point to start from.
+    /// The first rate (req/s) when the run measured no closed-loop point of the implementation to start from.
     pub start: Option<u32>,
     /// Stop when the lowest failing rate is within this fraction above the highest passing one.
     pub precision: Option<f64>,
@@ -90,7 +90,7 @@ pub struct SearchSpec {
     pub connections: u32,
     pub slo: Slo,
     pub precision: f64,
-    /// Used when the run holds no closed-loop point of the same implementation, scenario and cores.
+    /// Used when the run holds no closed-loop point of the same implementation to start from.
     pub start_rate: u32,
     pub step_s: f64,
     pub step_warmup_s: f64,
@@ -113,9 +113,10 @@ pub struct SearchSpec {
 }
 
 impl SearchSpec {
-    /// The most a search is expected to take, server start excluded.
-    pub fn expected_s(&self) -> f64 {
-        let warmup = if self.server_warmup_s > 0.0 { self.server_warmup_s.max(crate::load::warmup::WINDOWS as f64) + 1.0 } else { 0.0 };
+    /// The most a search is expected to take, server start excluded; `hosted`: on a point's
+    /// warm server, without a warm-up of its own.
+    pub fn expected_s(&self, hosted: bool) -> f64 {
+        let warmup = if self.server_warmup_s > 0.0 && !hosted { self.server_warmup_s.max(crate::load::warmup::WINDOWS as f64) + 1.0 } else { 0.0 };
         warmup + self.budget_s.min(f64::from(self.max_steps) * self.step_cost_s())
     }
 
@@ -156,8 +157,15 @@ pub fn searches(
     }
     let secs = |v: &Option<String>, default: f64| v.as_deref().map_or(Ok(default), super::parse_seconds).map_err(anyhow::Error::msg);
     let (step_s, step_warmup_s, budget_s) = (secs(&c.step, DEFAULT_STEP_S)?, secs(&c.step_warmup, DEFAULT_STEP_WARMUP_S)?, secs(&c.budget, DEFAULT_BUDGET_S)?);
+    // The table's scenarios are searched whether or not the run takes points of them (a
+    // scenario measured by its search only); `--scenario` narrows them as it does the points.
+    let searched: Vec<&ScenarioInfo> = if c.scenarios.is_empty() {
+        scenarios.to_vec()
+    } else {
+        inputs.scenarios.iter().filter(|s| c.scenarios.contains(&s.name) && (args.scenarios.is_empty() || args.scenarios.contains(&s.name))).collect()
+    };
     let mut out = Vec::new();
-    for scenario in scenarios.iter().filter(|s| c.scenarios.is_empty() || c.scenarios.contains(&s.name)) {
+    for scenario in searched {
         for &k in cores.iter().filter(|k| c.cores.as_ref().is_none_or(|only| only.contains(k))) {
             let (server_cpus, generator_cpus, shared) = super::plan::split_cpus(inputs.cpus, k);
             for (name, _) in implementations.iter().filter(|i| i.1) {

@@ -214,13 +214,14 @@ fn warm_up(cx: &Context, spec: &SearchSpec, server: &mut Server) -> Result<()> {
 
 /// The start rate and where it came from: half the best closed-loop throughput of the
 /// same implementation and scenario in this run (per server core when measured at
-/// another core count), else the profile's start. A closed loop with think time
-/// measures its clients, not the server: it is no guide.
+/// another core count), else of another scenario at the same core count (a request of a
+/// scenario with state costs the server at least what hello's does, so that is a guide from
+/// above: a start too high ramps down), else the profile's start. A closed loop with think
+/// time measures its clients, not the server: it is no guide.
 fn start(spec: &SearchSpec, points: &[PointRecord]) -> (f64, String) {
     let thinks = |p: &PointRecord| p.load_report.as_ref().and_then(|r| r["settings"]["think_time_s"].as_f64()).unwrap_or(0.0) > 0.0;
     let usable = |p: &&PointRecord| {
         p.implementation == spec.implementation
-            && p.scenario == spec.scenario
             && p.rate.is_none()
             && p.keepalive
             && p.generator.kind == crate::store::Generator::ConcurLoad
@@ -228,13 +229,20 @@ fn start(spec: &SearchSpec, points: &[PointRecord]) -> (f64, String) {
             && !thinks(p)
     };
     let scaled = |p: &PointRecord| p.throughput() * f64::from(spec.cores) / f64::from(p.cores.max(1));
-    let best = |cores: bool| points.iter().filter(usable).filter(|p| (p.cores == spec.cores) == cores).max_by(|a, b| scaled(a).total_cmp(&scaled(b)));
-    match best(true).or_else(|| best(false)) {
+    let best = |same_scenario: bool, same_cores: bool| {
+        points
+            .iter()
+            .filter(usable)
+            .filter(|p| (p.scenario == spec.scenario) == same_scenario && (p.cores == spec.cores) == same_cores)
+            .max_by(|a, b| scaled(a).total_cmp(&scaled(b)))
+    };
+    match best(true, true).or_else(|| best(true, false)).or_else(|| best(false, true)) {
         Some(p) if scaled(p) >= 2.0 => {
             let per_core = if p.cores == spec.cores { String::new() } else { format!(", scaled from {} to {} core(s)", p.cores, spec.cores) };
-            ((scaled(p) * super::CLOSED_LOOP_SHARE).round(), format!("half the closed-loop throughput of {} ({:.0} req/s at {}{per_core})", p.key, p.throughput(), p.level))
+            let other = if p.scenario == spec.scenario { String::new() } else { format!(", scenario {}: none of {} in this run", p.scenario, spec.scenario) };
+            ((scaled(p) * super::CLOSED_LOOP_SHARE).round(), format!("half the closed-loop throughput of {} ({:.0} req/s at {}{per_core}{other})", p.key, p.throughput(), p.level))
         }
-        _ => (f64::from(spec.start_rate), "the profile's start rate: no closed-loop point without think time of the same implementation and scenario in this run".into()),
+        _ => (f64::from(spec.start_rate), "the profile's start rate: no closed-loop point without think time of the same implementation in this run".into()),
     }
 }
 
@@ -390,4 +398,67 @@ fn step_line(s: &StepRecord) -> String {
         s.verdict,
         s.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::slo::Slo;
+
+    fn spec(scenario: &str, cores: u32) -> SearchSpec {
+        SearchSpec {
+            key: format!("x/{scenario}/cores={cores}/capacity"),
+            implementation: "x".into(),
+            scenario: scenario.into(),
+            cores,
+            server_cpus: vec![0],
+            generator_cpus: vec![1],
+            shared: false,
+            connections: 64,
+            slo: Slo::parse("p99<=50ms").unwrap(),
+            precision: 0.1,
+            start_rate: 2000,
+            step_s: 1.5,
+            step_warmup_s: 0.0,
+            server_warmup_s: 0.0,
+            server_warmup_max_s: 0.0,
+            max_steps: 8,
+            budget_s: 12.0,
+            timeout_s: 10.0,
+            env: BTreeMap::new(),
+            server_addr: None,
+            server_netns: None,
+        }
+    }
+
+    fn point(scenario: &str, cores: u32, per_s: u64, think: bool) -> PointRecord {
+        PointRecord {
+            key: format!("x/{scenario}/cores={cores}/c=50/r1"),
+            implementation: "x".into(),
+            scenario: scenario.into(),
+            cores,
+            level: "c=50".into(),
+            keepalive: true,
+            duration_s: 1.0,
+            successes: per_s,
+            requests: per_s,
+            load_report: think.then(|| serde_json::json!({ "settings": { "think_time_s": 1.0 } })),
+            ..PointRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_search_starts_from_its_scenario_then_its_scenario_at_other_cores_then_another_scenario_then_the_profile() {
+        let hello1 = point("hello", 1, 40_000, false);
+        let hello2 = point("hello", 2, 60_000, false);
+        let userinfo1 = point("userinfo", 1, 900, true);
+        assert_eq!(start(&spec("hello", 1), &[hello1.clone(), hello2.clone()]).0, 20_000.0);
+        assert_eq!(start(&spec("hello", 1), std::slice::from_ref(&hello2)).0, 15_000.0, "scaled per core");
+        let (rate, from) = start(&spec("userinfo", 1), &[hello1.clone(), hello2, userinfo1.clone()]);
+        assert_eq!(rate, 20_000.0, "{from}");
+        assert!(from.contains("scenario hello: none of userinfo"), "{from}");
+        let (rate, from) = start(&spec("userinfo", 1), &[userinfo1]);
+        assert_eq!(rate, 2000.0, "think time is no guide: {from}");
+        assert_eq!(start(&spec("userinfo", 2), &[hello1]).0, 2000.0, "another scenario counts at the same cores only");
+    }
 }
