@@ -15,42 +15,11 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
-/// `server.py PORT (--capacity K | --stall-every) MARKER`: a keep-alive server
-/// that, with `--capacity K`, answers one request per 1/K s and queues the
-/// rest (a FIFO server of service rate K), or with `--stall-every` holds
-/// every response intended in the first 500 ms of each 2 s.
-const SERVER_PY: &str = r#"
-import sys, time, threading, http.server
-CAPACITY = float(sys.argv[sys.argv.index("--capacity") + 1]) if "--capacity" in sys.argv else None
-STALL = "--stall-every" in sys.argv
-T0 = time.monotonic()
-lock = threading.Lock()
-free = [0.0]
-class Hello(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    wbufsize = 65536
-    def do_GET(self):
-        if CAPACITY:
-            with lock:
-                now = time.monotonic()
-                turn = max(now, free[0])
-                free[0] = turn + 1.0 / CAPACITY
-            if turn > now:
-                time.sleep(turn - now)
-        if STALL:
-            phase = (time.monotonic() - T0) % 2.0
-            if phase < 0.5:
-                time.sleep(0.5 - phase)
-        body = b"Hello, World!"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
-"#;
+/// The fake server (`server.py PORT (--capacity K | --stall-every) MARKER`):
+/// with `--capacity K` it answers one request per 1/K s and queues the rest
+/// (a FIFO server of service rate K), with `--stall-every` it holds every
+/// response due in the first 500 ms of each 2 s.
+const SERVER_PY: &str = include_str!("support/fake_server.py");
 
 /// The known capacity of the queueing server, requests per second: little
 /// CPU for Python, so that the machine's other tests rarely starve it.

@@ -14,28 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// `server.py PORT PEERS MARKER`: answers every GET with 200 and appends each client's address to PEERS.
-const SERVER_PY: &str = r#"
-import sys, http.server
-PEERS = sys.argv[2]
-class Hello(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    wbufsize = 65536
-    def setup(self):
-        super().setup()
-        with open(PEERS, "a") as f:
-            f.write(self.client_address[0] + "\n")
-    def do_GET(self):
-        body = b"Hello, World!"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
-"#;
+/// The fake server (`server.py PORT --peers FILE`): it appends each client's address to FILE.
+const SERVER_PY: &str = include_str!("support/fake_server.py");
 
 /// The repository's Locust, which setup installs; missing, the test fails (or skips, when asked) naming the fix.
 fn locust() -> Option<PathBuf> {
@@ -59,12 +39,14 @@ impl Fake {
         std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
         std::fs::create_dir_all(root.path().join("spec/profiles")).unwrap();
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        std::fs::copy(repo.join("spec/profiles/quick.toml"), root.path().join("spec/profiles/quick.toml")).unwrap();
+        // Points only: the capacity search has its own tests (run_capacity.rs).
+        let quick = std::fs::read_to_string(repo.join("spec/profiles/quick.toml")).unwrap();
+        std::fs::write(root.path().join("spec/profiles/quick.toml"), quick.split("\n[capacity]").next().unwrap()).unwrap();
         std::fs::write(dir.join("server.py"), SERVER_PY).unwrap();
         let peers = root.path().join("peers.txt");
         let manifest = format!(
             "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
-             [requires]\ncommands = [\"python3\"]\n[start]\ncommand = \"python3 server.py {{port}} {}\"\n",
+             [requires]\ncommands = [\"python3\"]\n[start]\ncommand = \"python3 server.py {{port}} --peers {}\"\n",
             peers.display()
         );
         std::fs::write(dir.join("concur.toml"), manifest).unwrap();

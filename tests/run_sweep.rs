@@ -13,29 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
-/// The fake server: `server.py PORT [--stall] MARKER`. With `--stall` only
+/// The fake server (`server.py PORT [--stall] MARKER`): with `--stall` only
 /// `GET /` answers; every other request waits a minute.
-const SERVER_PY: &str = r#"
-import sys, time, http.server
-STALL = "--stall" in sys.argv
-class Hello(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # One send per response: an unbuffered body after the headers meets
-    # Nagle and delayed ACKs, 40 ms a request, too little work to measure.
-    wbufsize = 65536
-    def do_GET(self):
-        if STALL and self.path != "/":
-            time.sleep(60)
-        body = b"Hello, World!"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
-"#;
+const SERVER_PY: &str = include_str!("support/fake_server.py");
 
 struct Fake {
     root: tempfile::TempDir,
@@ -253,7 +233,8 @@ fn a_killed_orchestrator_leaves_no_verification_server() {
     assert!(fake.wait_server(deadline), "verification should have started the server: {}", std::fs::read_to_string(fake.log()).unwrap_or_default());
     child.kill().unwrap();
     child.wait().unwrap();
-    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "the server under verification outlived its orchestrator's SIGKILL");
+    // As above: the guard's turn can come late on a loaded machine.
+    assert_eq!(fake.wait_no_server(Duration::from_secs(20)), 0, "the server under verification outlived its orchestrator's SIGKILL");
 }
 
 #[test]

@@ -175,6 +175,8 @@ pub type PlotRect = (std::ops::Range<i32>, std::ops::Range<i32>);
 
 pub const FONT: &str = "sans-serif";
 const ROW: i32 = 18;
+/// About where the legend's first row sits below the chart's top edge: the caption, the plot's margin, 8 px.
+const LEGEND_TOP: u32 = 56;
 
 /// Pixels the legend needs beside the plot for these labels at `font`
 /// (plotters' size: its SVG text is `font / 1.24` px high).
@@ -215,6 +217,9 @@ pub fn framed(
     entries: &[Entry],
     plot: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Fallible<PlotRect>,
 ) -> String {
+    // Taller than asked when the legend needs it (a legend row per entry from the plot's top),
+    // so that no entry is cut off at the bottom.
+    let size = (size.0, size.1.max(LEGEND_TOP + entries.len() as u32 * ROW as u32 + ROW as u32));
     let mut svg = String::new();
     let result = {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -276,6 +281,19 @@ mod tests {
         assert_eq!(hsl(0.0, 1.0, 0.5), RGBColor(255, 0, 0));
         assert_eq!(hsl(120.0, 1.0, 0.25), RGBColor(0, 128, 0));
         assert_eq!(hsl(240.0, 0.0, 1.0), RGBColor(255, 255, 255));
+    }
+
+    #[test]
+    fn a_chart_grows_taller_for_a_legend_that_would_not_fit() {
+        let entries: Vec<Entry> = (0..19).map(|i| Entry::series(format!("impl-{i:02}"), Style { colour: RED, marker: Marker::Square })).collect();
+        let svg = framed((580, 340), "t", 15, &entries, |area| {
+            let chart = ChartBuilder::on(area).margin(8).build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
+            Ok(chart.plotting_area().get_pixel_range())
+        });
+        let height: i32 = svg.split("height=\"").nth(1).and_then(|s| s.split('"').next()).unwrap().parse().unwrap();
+        let last = svg.split("<text").find(|t| t.contains("impl-18")).expect("the last entry is drawn");
+        let y: i32 = last.split("y=\"").nth(1).and_then(|s| s.split('"').next()).unwrap().parse().unwrap();
+        assert!(height > 340 && y + 10 < height, "the last legend entry at y={y} in a chart {height} px high");
     }
 
     #[test]

@@ -88,12 +88,16 @@ pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, know
 pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
     let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, outcomes: vec![] };
     let tmp = std::env::temp_dir();
-    let build_log = tmp.join(format!("concur-build-{}.log", imp.name()));
+    // Named for this process and call: two verifications of same-named implementations at once
+    // (the test suite's fakes) must not write, or truncate, each other's logs.
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let tag = format!("{}-{}", std::process::id(), CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let build_log = tmp.join(format!("concur-build-{}-{tag}.log", imp.name()));
     if let Err(e) = server::build(imp, &BuildOutput::Log(build_log)) {
         report.error = Some(format!("{e:#}"));
         return report;
     }
-    let started = start_for_checks(imp, root, cores, &tmp);
+    let started = start_for_checks(imp, root, cores, &tmp.join(format!("concur-verify-{}-{cores}-{tag}.log", imp.name())));
     let mut server = match started {
         Ok(s) => s,
         Err(e) => {
@@ -110,11 +114,10 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, only: Option<&
     report
 }
 
-fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, tmp: &Path) -> Result<Server> {
+fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, log: &Path) -> Result<Server> {
     let port = server::free_port()?;
     let env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
-    let log = tmp.join(format!("concur-verify-{}-{cores}.log", imp.name()));
-    let launch = Launch { port, cores, env, cpus: None, log: Some(log), netns: None };
+    let launch = Launch { port, cores, env, cpus: None, log: Some(log.to_path_buf()), netns: None };
     let mut server = Server::start(imp, root, &launch)?;
     server.wait_ready(Duration::from_secs(90))?;
     Ok(server)
