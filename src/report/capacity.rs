@@ -35,8 +35,8 @@ pub fn blocks(searches: &[SearchRecord], implementations: &[ImplRecord]) -> Vec<
         Block::Heading(2, "Capacity within the SLO".into()),
         Block::Para(
             "The highest open-loop rate each implementation served within the latency bound, with no errors and the rate reached \
-             (concur run --slo; spec/PROFILES.md, Capacity). One server start per search: a geometric ramp from the start rate, \
-             then bisection until the lowest failing rate is within the stated precision of the highest passing one. \
+             (concur run --slo; spec/PROFILES.md, Capacity). Each search runs on one server, warm (that of the implementation's first \
+             closed-loop point at its core count, else one warmed up for it): a geometric ramp from the start rate, then bisection until the lowest failing rate is within the stated precision of the highest passing one. \
              A rate is HTTP requests per second, every step of a multi-step scenario counted; latency is taken from each request's \
              intended send time. A step whose generator was saturated is never taken as the server's limit. \
              ≈ marks capacities within the search's precision of each other: a tie."
