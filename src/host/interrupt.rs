@@ -34,14 +34,19 @@ pub fn stopping() -> bool {
     SIGNALS.load(Ordering::SeqCst) > 0
 }
 
-/// Sleeps `wait`, cut short (within 50 ms) by a signal.
-pub fn sleep_unless_stopping(wait: std::time::Duration) {
-    let end = std::time::Instant::now() + wait;
-    while !stopping() {
+/// Sleeps `total` in steps of at most `step`, returning early once `stop()` holds.
+pub fn sleep_unless(total: std::time::Duration, step: std::time::Duration, stop: impl Fn() -> bool) {
+    let end = std::time::Instant::now() + total;
+    while !stop() {
         let left = end.saturating_duration_since(std::time::Instant::now());
         if left.is_zero() {
             return;
         }
-        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+        std::thread::sleep(left.min(step));
     }
+}
+
+/// Sleeps `wait`, cut short (within 50 ms) by a signal.
+pub fn sleep_unless_stopping(wait: std::time::Duration) {
+    sleep_unless(wait, std::time::Duration::from_millis(50), stopping);
 }

@@ -69,14 +69,7 @@ fn wait_for_start(flag: &AtomicBool, load: &Control) -> Option<Instant> {
 
 /// Sleeps `total` in short steps so that a stop is seen quickly.
 fn sleep_unless(flag: &AtomicBool, total: Duration) {
-    let until = Instant::now() + total;
-    while !flag.load(Ordering::Relaxed) {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
-    }
+    crate::host::interrupt::sleep_unless(total, Duration::from_millis(20), || flag.load(Ordering::Relaxed));
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
     // The run's points, read once: every search's start rate comes from them, and searches add none.
     let points = cx.store.load_run(cx.run_id)?.points;
     for spec in plan.searches.iter().filter(|s| !ended.contains(&s.key)) {
-        if !one(cx, spec, &points)? {
+        if !one(cx, spec, &points, None)? {
             return Ok(false);
         }
     }
@@ -77,20 +77,16 @@ pub fn ride(cx: &Context, searches: &[&SearchSpec], host: &PointRecord, server: 
         if !server.is_running() {
             break;
         }
-        if !one_on(cx, spec, std::slice::from_ref(host), Some((&mut *server, host.key.as_str())))? {
+        if !one(cx, spec, std::slice::from_ref(host), Some((&mut *server, host.key.as_str())))? {
             return Ok(false);
         }
     }
     Ok(true)
 }
 
-/// One search on a server of its own; `false` when a stop was asked for (the steps measured so far are kept).
-fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord]) -> Result<bool> {
-    one_on(cx, spec, points, None)
-}
-
-/// One search, on `hosted` (the server of the point named, already warm) or a fresh server.
-fn one_on(cx: &Context, spec: &SearchSpec, points: &[PointRecord], hosted: Option<(&mut Server, &str)>) -> Result<bool> {
+/// One search, on `hosted` (the server of the point named, already warm) or a server of its
+/// own; `false` when a stop was asked for (the steps measured so far are kept).
+fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord], hosted: Option<(&mut Server, &str)>) -> Result<bool> {
     let (start_rate, start_from) = start(spec, points);
     let record = SearchRecord {
         key: spec.key.clone(),
