@@ -3,10 +3,14 @@
 CONCUR := target/release/concur
 
 .PHONY: setup build test bench verify
+# Everything, Locust's virtual environment included (the Locust tests need it).
 setup:
-	scripts/setup.sh
+	scripts/setup.sh --locust
 
-build: setup
+# The main job's needs: the Debian packages, not Locust (quick measures with
+# concur load alone; Locust's install took 24 s of a fresh make bench).
+build:
+	scripts/setup.sh
 	cargo build --release --locked
 
 # Every test: the Rust crate, each implementation's own suite, and the

@@ -52,8 +52,9 @@ start_nginx "$PORT"
 
 served() { curl -sf "http://127.0.0.1:$PORT/nginx_status" | awk 'NR == 3 { print $3 }'; }
 
-# One measured run: prints "tool requests wall_s cpu_s p50_us p99_us" (the
-# percentiles, from the tool's own JSON, only for the fixed-rate runs; else -).
+# One measured run: prints "tool requests wall_s cpu_s p50_us p99_us sys_s" (the
+# percentiles, from the tool's own JSON, only for the fixed-rate runs; else -;
+# sys_s: the part of cpu_s spent in the kernel).
 measure() {
     local tool=$1 cmd
     case $tool in
@@ -76,7 +77,7 @@ measure() {
         oha-rate) latency=$(jq -r '"\(.latencyPercentiles.p50 * 1e6 | round) \(.latencyPercentiles.p99 * 1e6 | round)"' "$WORK/$tool.out") ;;
     esac
     # Minus the status request itself.
-    echo "$tool $((after - before - 1)) $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') $latency"
+    echo "$tool $((after - before - 1)) $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') $latency $sys"
 }
 
 TOOLS=(wrk concur ab)
@@ -99,16 +100,18 @@ for repeat in $(seq "$REPEATS"); do
     done
 done
 
-# Medians per tool: requests/s, CPU s per 1000 requests, core utilisation, p50 and p99 (µs, fixed rate only).
+# Medians per tool: requests/s, CPU s per 1000 requests, core utilisation, p50 and p99 (µs, fixed rate only),
+# the kernel's share of the CPU, and the kernel's time alone as a share of the core.
 summary=$(awk '
-    { n[$1]++; rps[$1, n[$1]] = $2 / $3; cpu[$1, n[$1]] = $4 * 1000 / $2; util[$1, n[$1]] = $4 / $3; p50[$1, n[$1]] = $5; p99[$1, n[$1]] = $6 }
+    { n[$1]++; rps[$1, n[$1]] = $2 / $3; cpu[$1, n[$1]] = $4 * 1000 / $2; util[$1, n[$1]] = $4 / $3; p50[$1, n[$1]] = $5; p99[$1, n[$1]] = $6
+      kshare[$1, n[$1]] = ($4 > 0) ? $7 / $4 : 0; kutil[$1, n[$1]] = $7 / $3 }
     function median(a, t, k,   v, i, j, x) {
         for (i = 1; i <= k; i++) v[i] = a[t, i]
         for (i = 2; i <= k; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
         return (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
     }
     function pct(a, t, k) { return (a[t, 1] == "-") ? "-" : sprintf("%.0f", median(a, t, k)) }
-    END { for (t in n) printf "%s %.0f %.5f %.3f %d %s %s\n", t, median(rps, t, n[t]), median(cpu, t, n[t]), median(util, t, n[t]), n[t], pct(p50, t, n[t]), pct(p99, t, n[t]) }
+    END { for (t in n) printf "%s %.0f %.5f %.3f %d %s %s %.3f %.3f\n", t, median(rps, t, n[t]), median(cpu, t, n[t]), median(util, t, n[t]), n[t], pct(p50, t, n[t]), pct(p99, t, n[t]), median(kshare, t, n[t]), median(kutil, t, n[t]) }
 ' "$WORK/runs" | sort)
 
 field() { awk -v t="$1" -v f="$2" '$1 == t { print $f }' <<<"$summary"; }
@@ -124,25 +127,25 @@ oha_version=$( (oha --version 2>/dev/null || echo "oha not installed") | head -1
     echo
     echo "$(nginx -v 2>&1 | sed 's/.*: //'), one worker on CPU $SERVER_CPU; each generator on CPU $GENERATOR_CPU, $CONNECTIONS connections, ${DURATION} s, $REPEATS alternating repeats; $(nproc) CPUs, kernel $(uname -r); concur $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo '+changes'); $oha_version."
     echo
-    echo "| generator | requests/s | CPU s per 1,000 requests | generator core utilisation | runs |"
-    echo "|---|---:|---:|---:|---:|"
-    while read -r tool rps cpu util runs _; do
+    echo "| generator | requests/s | CPU s per 1,000 requests | generator core utilisation | of it in the kernel | runs |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    while read -r tool rps cpu util runs _ _ kshare _; do
         case $tool in
             wrk) name="wrk $( (wrk -v 2>&1 || true) | awk 'NR == 1 { print $2 }')" ;; concur) name="concur load" ;; ab) name="ab -k" ;;
             concur-rate | oha-rate) continue ;; *) name=$tool ;;
         esac
-        echo "| $name | $rps | $cpu | $(awk -v u="$util" 'BEGIN { printf "%.0f%%", u * 100 }') | $runs |"
+        echo "| $name | $rps | $cpu | $(awk -v u="$util" 'BEGIN { printf "%.0f%%", u * 100 }') | $(awk -v k="$kshare" 'BEGIN { printf "%.0f%%", k * 100 }') | $runs |"
     done <<<"$summary"
     echo
     echo "Medians. concur / wrk: CPU per request **$cpu_ratio** (bar <= 0.80: $(verdict "$cpu_ratio" 0.80 le)), requests/s **$rps_ratio** (bar >= 1.00: $(verdict "$rps_ratio" 1.00 ge))."
     echo
     echo "Fixed rate, $RATE requests/s asked, same runs' alternation (latency from each request's intended send time, as each tool reports it):"
     echo
-    echo "| generator | requests/s served | CPU s per 1,000 requests | generator core utilisation | p50 latency | p99 latency | runs |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
-    while read -r tool rps cpu util runs p50 p99; do
+    echo "| generator | requests/s served | CPU s per 1,000 requests | generator core utilisation | of it in the kernel | p50 latency | p99 latency | runs |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    while read -r tool rps cpu util runs p50 p99 kshare _; do
         case $tool in concur-rate) name="concur load -R $RATE" ;; oha-rate) name="oha -q $RATE --latency-correction" ;; *) continue ;; esac
-        echo "| $name | $rps | $cpu | $(awk -v u="$util" 'BEGIN { printf "%.0f%%", u * 100 }') | $p50 µs | $p99 µs | $runs |"
+        echo "| $name | $rps | $cpu | $(awk -v u="$util" 'BEGIN { printf "%.0f%%", u * 100 }') | $(awk -v k="$kshare" 'BEGIN { printf "%.0f%%", k * 100 }') | $p50 µs | $p99 µs | $runs |"
     done <<<"$summary"
     echo
     line="Medians. concur load at $RATE/s: **$(awk -v u="$rate_util" 'BEGIN { printf "%.0f%%", u * 100 }')** of a core (bar <= 20%: $(verdict "$rate_util" 0.20 le))"
@@ -150,4 +153,8 @@ oha_version=$( (oha --version 2>/dev/null || echo "oha not installed") | head -1
         line+=", concur / oha core utilisation **$(awk -v c="$rate_util" -v o="$(field oha-rate 4)" 'BEGIN { printf "%.2f", c / o }')**"
     fi
     echo "$line."
+    # What no user-space change can take away: the kernel's time alone (sending into the
+    # server's socket over loopback, waking it, receiving), as a share of the core.
+    echo
+    echo "Of concur load's $RATE/s, the kernel's time alone (system CPU): **$(awk -v k="$(field concur-rate 9)" 'BEGIN { printf "%.0f%%", k * 100 }')** of a core; wrk's closed loop spends $(awk -v k="$(field wrk 8)" 'BEGIN { printf "%.0f%%", k * 100 }') of its CPU in the kernel."
 } | tee -a "$ROOT/bench/RESULTS.md"

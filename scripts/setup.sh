@@ -3,7 +3,19 @@
 # nothing twice: apt packages only when missing. Toolchains a package manager
 # fetches per project (Go modules, npm, cargo crates, Maven) are fetched by
 # each implementation's build command instead.
+#
+# Usage: scripts/setup.sh [--locust]
+#   --locust  also Locust's virtual environment (make setup and make test;
+#             make bench's quick profile measures with concur load alone)
 set -euo pipefail
+
+locust=no
+for arg in "$@"; do
+  case $arg in
+    --locust) locust=yes ;;
+    *) echo "setup: unknown argument '$arg'; the only one is --locust (also install Locust)" >&2; exit 2 ;;
+  esac
+done
 
 want=(
   # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF
@@ -44,7 +56,7 @@ if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/n
 # (tools/locust/requirements.in, compiled by pip-compile --generate-hashes).
 # A failure here only skips Locust points, each run saying so in one line.
 locust_dir="$(cd "$(dirname "$0")/.." && pwd)/tools/locust"
-if [ ! -x "$locust_dir/.venv/bin/locust" ] || ! cmp -s "$locust_dir/requirements.txt" "$locust_dir/.venv/requirements.txt"; then
+if [ "$locust" = yes ] && { [ ! -x "$locust_dir/.venv/bin/locust" ] || ! cmp -s "$locust_dir/requirements.txt" "$locust_dir/.venv/requirements.txt"; }; then
   echo "setup: installing Locust into tools/locust/.venv"
   rm -rf "$locust_dir/.venv"
   if python3 -m venv "$locust_dir/.venv" \

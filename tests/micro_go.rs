@@ -32,8 +32,8 @@ fn quick_pingpong_and_spawn_of_go_are_measured_and_stored() {
         keys,
         [
             "go/spawn/procs=1/cores=2/1",
+            "go/pingpong/reps=1000/cores=2/1",
             "go/pingpong/reps=10000/cores=2/1",
-            "go/pingpong/reps=100000/cores=2/1",
             "go/spawn/procs=1000/cores=2/1",
             "go/spawn/procs=10000/cores=2/1",
             "go/spawn/procs=100000/cores=2/1"

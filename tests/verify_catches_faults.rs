@@ -29,10 +29,19 @@ fn detail<'a>(outcomes: &'a [Outcome], id: &str) -> &'a str {
 
 #[test]
 fn a_conforming_server_passes_every_check() {
+    let began = std::time::Instant::now();
     let outcomes = verify(&[], None);
+    let wall = began.elapsed().as_millis();
     assert!(outcomes.len() >= 25, "only {} checks ran", outcomes.len());
     let not_passed: Vec<_> = outcomes.iter().filter(|o| o.status != Status::Pass).collect();
     assert!(not_passed.is_empty(), "{not_passed:#?}");
+    // longpoll ran alongside the checks before it, yet is reported at its place with its own time.
+    let ids: Vec<&str> = outcomes.iter().map(|o| o.id).collect();
+    assert_eq!(ids, verify::checks::all().iter().map(|c| c.id).collect::<Vec<_>>());
+    let longpoll = outcomes.iter().find(|o| o.id == "longpoll").unwrap();
+    assert!(longpoll.millis >= u128::from(LONGPOLL_MS) - 50, "{longpoll:?}");
+    let summed: u128 = outcomes.iter().map(|o| o.millis).sum();
+    assert!(wall < summed, "the checks took {wall} ms of wall time, as long as their {summed} ms one after the other: longpoll did not overlap");
 }
 
 #[test]

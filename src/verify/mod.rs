@@ -57,31 +57,42 @@ pub type KnownFailures = BTreeMap<String, String>;
 /// `alive` is asked between checks; once it says no, the rest fail with that reason.
 pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, known: &KnownFailures, mut alive: impl FnMut() -> Result<(), String>, mut on_outcome: impl FnMut(&Outcome)) -> Vec<Outcome> {
     let ctx = checks::Ctx::new(addr, settings);
-    let mut outcomes = Vec::new();
-    let mut dead: Option<String> = None;
-    for check in checks::all().into_iter().filter(|c| only.is_none_or(|o| o.split(',').any(|part| c.id.contains(part.trim())))) {
+    let chosen: Vec<checks::Check> = checks::all().into_iter().filter(|c| only.is_none_or(|o| o.split(',').any(|part| c.id.contains(part.trim())))).collect();
+    let run = |check: &checks::Check| {
         let started = Instant::now();
-        let verdict = match &dead {
-            Some(why) => Err(why.clone()),
-            None => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (check.run)(&ctx))).unwrap_or_else(|_| Err("the check itself panicked; this is a bug in concur".into())),
-        };
-        if dead.is_none()
-            && let Err(why) = alive()
-        {
-            dead = Some(why);
+        let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (check.run)(&ctx))).unwrap_or_else(|_| Err("the check itself panicked; this is a bug in concur".into()));
+        (verdict, started.elapsed())
+    };
+    std::thread::scope(|s| {
+        // The checks of ALONGSIDE start now, each on a thread of its own, and are joined at their place.
+        let mut alongside: BTreeMap<&str, _> =
+            chosen.iter().filter(|c| checks::ALONGSIDE.contains(&c.id)).map(|c| (c.id, s.spawn(move || run(c)))).collect();
+        let mut outcomes = Vec::new();
+        let mut dead: Option<String> = None;
+        for check in &chosen {
+            let ran = alongside.remove(check.id).map(|handle| handle.join().unwrap_or_else(|_| (Err("the check's thread panicked; this is a bug in concur".into()), Duration::ZERO)));
+            let (verdict, took) = match &dead {
+                Some(why) => (Err(why.clone()), Duration::ZERO),
+                None => ran.unwrap_or_else(|| run(check)),
+            };
+            if dead.is_none()
+                && let Err(why) = alive()
+            {
+                dead = Some(why);
+            }
+            let (status, detail) = match verdict {
+                Ok(w) if w.is_empty() => (Status::Pass, String::new()),
+                Ok(w) => (Status::Warn, w.join("; ")),
+                Err(e) => (Status::Fail, e),
+            };
+            let declared = known.get(check.id).cloned();
+            let status = if status == Status::Fail && declared.is_some() { Status::Known } else { status };
+            let outcome = Outcome { id: check.id, section: check.section, status, detail, millis: took.as_millis(), declared };
+            on_outcome(&outcome);
+            outcomes.push(outcome);
         }
-        let (status, detail) = match verdict {
-            Ok(w) if w.is_empty() => (Status::Pass, String::new()),
-            Ok(w) => (Status::Warn, w.join("; ")),
-            Err(e) => (Status::Fail, e),
-        };
-        let declared = known.get(check.id).cloned();
-        let status = if status == Status::Fail && declared.is_some() { Status::Known } else { status };
-        let outcome = Outcome { id: check.id, section: check.section, status, detail, millis: started.elapsed().as_millis(), declared };
-        on_outcome(&outcome);
-        outcomes.push(outcome);
-    }
-    outcomes
+        outcomes
+    })
 }
 
 /// Builds, starts, checks and stops one implementation at `cores`.

@@ -78,6 +78,14 @@ pub fn all() -> Vec<Check> {
     checks
 }
 
+/// Checks that run alongside the others, started before the first: each only
+/// waits on one connection for the server's timer, and no other check's
+/// requests can change its verdict (`longpoll`'s 2 s were 2 s of every
+/// verification with nothing else to do). Their outcomes still come at their
+/// place in [`all`]'s order. `longpoll-concurrent` is not one: it samples the
+/// server's CPU while its polls wait, and `page-delay` counts `/page` requests.
+pub const ALONGSIDE: &[&str] = &["longpoll"];
+
 /// The ids of [`all`], in order: what a manifest's `[known_failures]` may name.
 pub fn ids() -> Vec<&'static str> {
     all().into_iter().map(|c| c.id).collect()
