@@ -12,6 +12,8 @@ mod support;
 #[path = "support/tools.rs"]
 mod tools;
 
+#[path = "build_cmd.rs"]
+mod build_cmd;
 #[path = "cli.rs"]
 mod cli;
 #[path = "compare_cli.rs"]

@@ -7,6 +7,7 @@
 //! plain values its stage takes (a path, a `LoadPlan`, `run::Overrides`):
 //! dependencies point one way, from here to the stages, never back.
 
+mod build;
 mod compare;
 mod completions;
 mod impls;
@@ -15,6 +16,7 @@ mod locust;
 mod micro;
 mod run;
 
+pub use build::BuildArgs;
 pub use compare::CompareArgs;
 pub use completions::CompletionsArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
@@ -38,6 +40,8 @@ pub struct Cli {
 pub enum Command {
     /// List every implementation with its language, concurrency model and toolchain status
     List(ListArgs),
+    /// Build every implementation (or those named) up front, several at a time; builds sharing a tool run one after the other
+    Build(BuildArgs),
     /// Build and run one implementation in the foreground (Ctrl-C stops it and its children)
     Serve(ServeArgs),
     /// Check implementations against spec/SPEC.md with real requests
@@ -83,6 +87,7 @@ impl Command {
     pub fn run(self) -> anyhow::Result<ExitCode> {
         match self {
             Command::List(args) => args.run(),
+            Command::Build(args) => args.run(),
             Command::Serve(args) => args.run(),
             Command::Verify(args) => args.run(),
             Command::Test(args) => args.run(),

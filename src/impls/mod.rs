@@ -34,6 +34,11 @@ impl Implementation {
         &self.manifest.name
     }
 
+    /// `kind/name`, e.g. `micro/elixir`: unique where a name alone is not.
+    pub fn qualified_name(&self) -> String {
+        format!("{}/{}", self.kind, self.name())
+    }
+
     /// First line of the manifest's `version` command.
     pub fn version(&self) -> String {
         crate::host::env::version(&self.dir, &self.manifest.version)
@@ -116,6 +121,30 @@ pub fn select(all: &[Implementation], kind: &str, names: &[String]) -> Result<Ve
             })
         })
         .collect()
+}
+
+/// Picks implementations of every kind: `names` as `name` (each kind that has
+/// one) or `kind/name`, in the order given, each once; no names means all.
+pub fn select_any_kind(all: &[Implementation], names: &[String]) -> Result<Vec<Implementation>> {
+    if names.is_empty() {
+        return Ok(all.to_vec());
+    }
+    let mut chosen: Vec<Implementation> = Vec::new();
+    for name in names {
+        let found: Vec<&Implementation> = all.iter().filter(|i| i.name() == name || i.qualified_name() == *name).collect();
+        if found.is_empty() {
+            let mut known: Vec<&str> = all.iter().map(|i| i.name()).collect();
+            known.sort();
+            known.dedup();
+            bail!("no implementation named '{name}'; known: {} (use kind/name, e.g. micro/elixir, to pick one kind)", known.join(", "));
+        }
+        for imp in found {
+            if !chosen.iter().any(|c| c.dir == imp.dir) {
+                chosen.push(imp.clone());
+            }
+        }
+    }
+    Ok(chosen)
 }
 
 fn sorted_dirs(dir: &Path) -> Result<Vec<PathBuf>> {

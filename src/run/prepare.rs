@@ -32,7 +32,7 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
     if !plan.verify {
         let log = log_dir.join(format!("build-{}.log", imp.name()));
         return match server::build(imp, &BuildOutput::Log(log)) {
-            Ok(()) => record(ImplStatus::Unverified, Some("measured without `concur verify` (--no-verify)".into()), version),
+            Ok(_) => record(ImplStatus::Unverified, Some("measured without `concur verify` (--no-verify)".into()), version),
             Err(e) => {
                 println!("{}: build FAILED: {e:#}", imp.name());
                 record(ImplStatus::Failed, Some(format!("{e:#}")), version)

@@ -1,6 +1,7 @@
 //! Building an implementation with its manifest's `[build]` command, skipped
 //! when every declared output is newer than every declared source.
 
+use super::group;
 use crate::impls::Implementation;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -13,11 +14,22 @@ pub enum BuildOutput {
     Log(PathBuf),
 }
 
-/// Builds `imp` unless it is already up to date.
-pub fn build(imp: &Implementation, out: &BuildOutput) -> Result<()> {
+/// What [`build`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Built {
+    /// The build command ran and succeeded.
+    Ran,
+    /// Nothing to do: no build command, or every output newer than every source.
+    UpToDate,
+}
+
+/// Builds `imp` unless it is already up to date. The command leads a process
+/// group of its own, registered while it runs, so that Ctrl-C stops the whole
+/// build (Maven's JVM, npm's children), and no build starts after it.
+pub fn build(imp: &Implementation, out: &BuildOutput) -> Result<Built> {
     let b = &imp.manifest.build;
     if b.command.trim().is_empty() || is_fresh(&imp.dir, &b.outputs, &b.sources) {
-        return Ok(());
+        return Ok(Built::UpToDate);
     }
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(&b.command).current_dir(&imp.dir).stdin(Stdio::null());
@@ -25,7 +37,10 @@ pub fn build(imp: &Implementation, out: &BuildOutput) -> Result<()> {
         let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         cmd.stdout(file.try_clone()?).stderr(file);
     }
-    let status = cmd.status().with_context(|| format!("running the build of {}", imp.name()))?;
+    let mut child = group::spawn_registered(&mut cmd).with_context(|| format!("running the build of {}", imp.name()))?;
+    let status = child.wait();
+    group::unregister(child.id() as i32);
+    let status = status.with_context(|| format!("waiting for the build of {}", imp.name()))?;
     if !status.success() {
         let log = match out {
             BuildOutput::Log(path) => format!("; see {}", path.display()),
@@ -33,7 +48,7 @@ pub fn build(imp: &Implementation, out: &BuildOutput) -> Result<()> {
         };
         bail!("building {} failed ({status}): `{}` in {}{log}", imp.name(), b.command, imp.dir.display());
     }
-    Ok(())
+    Ok(Built::Ran)
 }
 
 /// Runs `command` with `sh -c` in `dir`, output to the terminal.

@@ -3,14 +3,19 @@
 //! so what is verified is what is measured. A server runs in its own process
 //! group, which is what gets signalled on stop, on Ctrl-C and on drop: cluster
 //! workers, the BEAM's helpers and JVM children go with it. `concur test`
-//! (`suite`) runs an implementation's own tests after the same build.
+//! (`suite`) runs an implementation's own tests after the same build;
+//! `concur build` (`build_all`) runs every build up front, several at a time
+//! in lanes that never share a tool (`lanes`).
 
 mod build;
+mod build_all;
 mod group;
+mod lanes;
 mod suite;
 
-pub use build::{BuildOutput, build, run_shell};
-pub use group::install_interrupt_handler;
+pub use build::{BuildOutput, Built, build, run_shell};
+pub use build_all::build_command;
+pub use group::{install_interrupt_handler, stop_registered};
 pub use suite::test_command;
 
 use crate::impls::{self, Availability, Implementation};
