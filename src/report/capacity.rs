@@ -1,7 +1,8 @@
 //! The report's section on capacity searches (`concur run --slo`), from the
 //! run's `capacity_searches` and `capacity_steps`: per scenario and core
 //! count, latency (p50, p99, p99.9) against the offered rate, one line per
-//! implementation on log axes with the SLO's bound drawn, and a table of
+//! implementation on log axes with the SLO's bound drawn (past eight
+//! implementations, one small chart per concurrency model), and a table of
 //! capacities with "≈" between implementations within the search's
 //! precision, capacity per server core and per MiB of server memory (peak
 //! RSS at the capacity's step), and why each search stopped. Absent when the
@@ -54,7 +55,7 @@ pub fn blocks(searches: &[SearchRecord], implementations: &[ImplRecord]) -> Vec<
         doc.push(Block::Heading(3, format!("{scenario} at {cores} core(s)")));
         doc.push(Block::Table(table(&mine)));
         for (percentile, label) in CURVES {
-            doc.push(Block::Chart(chart(&mine, &palette, scenario, cores, percentile, label)));
+            doc.extend(chart(&mine, &palette, scenario, cores, percentile, label).into_iter().map(Block::Chart));
         }
         doc.push(Block::Details { summary: format!("Every step of {scenario} at {cores} core(s)"), open: false, body: vec![Block::Table(steps(&mine))] });
     }
@@ -111,9 +112,10 @@ fn within(a: Option<f64>, b: Option<f64>, precision: f64) -> bool {
     }
 }
 
-fn chart(searches: &[&SearchRecord], palette: &Palette, scenario: &str, cores: u32, percentile: &str, label: &str) -> String {
+/// One chart, or small multiples by concurrency model past `micro_charts`'s limit; the bound in each.
+fn chart(searches: &[&SearchRecord], palette: &Palette, scenario: &str, cores: u32, percentile: &str, label: &str) -> Vec<String> {
     let title = format!("{scenario} at {cores} core(s): {label} against offered rate");
-    let mut lines: Vec<Line> = searches
+    let lines: Vec<Line> = searches
         .iter()
         .map(|s| {
             let mut points: Vec<(f64, f64)> = s.steps.iter().filter(|st| st.latency.count > 0).map(|st| (st.rate, slo::value(&st.latency, percentile) as f64 / 1000.0)).collect();
@@ -124,13 +126,15 @@ fn chart(searches: &[&SearchRecord], palette: &Palette, scenario: &str, cores: u
         .collect();
     let xs: Vec<f64> = searches.iter().flat_map(|s| s.steps.iter().map(|st| st.rate)).collect();
     let (x_lo, x_hi) = (xs.iter().copied().fold(f64::MAX, f64::min), xs.iter().copied().fold(0.0, f64::max));
+    let mut bounds = Vec::new();
     for bound in searches.first().and_then(|s| Slo::parse(&s.slo).ok()).map(|s| s.bounds).unwrap_or_default() {
         if bound.percentile == percentile && x_hi > 0.0 {
             let y = bound.limit_us as f64 / 1000.0;
-            lines.push(Line { name: format!("SLO {bound}"), style: palette.style(""), points: vec![(x_lo, y), (x_hi, y)], mark: None });
+            bounds.push(Line { name: format!("SLO {bound}"), style: palette.style(""), points: vec![(x_lo, y), (x_hi, y)], mark: None });
         }
     }
-    micro_charts::draw(&Spec { title: &title, x_desc: "offered rate (req/s)", y_desc: &format!("{label} latency (ms)"), log_y: true, lines })
+    let spec = Spec { title: &title, x_desc: "offered rate (req/s)", y_desc: &format!("{label} latency (ms)"), log_y: true, lines };
+    micro_charts::by_model(&spec, palette, bounds)
 }
 
 fn steps(searches: &[&SearchRecord]) -> Table {
@@ -209,7 +213,30 @@ mod tests {
             [("c", "2,000", "", "1,000", "200"), ("b", "1,040", "≈ a", "520", "104"), ("a", "1,000", "≈ b", "500", "50.0"), ("d", "none", "", "–", "–")]
         );
         assert_eq!(t.rows[1][4], "9.00", "p99 at the capacity's step");
-        let svg = chart(&refs, &Palette::default(), "hello", 2, "p99", "p99");
+        let svgs = chart(&refs, &Palette::default(), "hello", 2, "p99", "p99");
+        assert_eq!(svgs.len(), 1, "four implementations share one chart");
+        let svg = &svgs[0];
         assert!(svg.contains("<svg") && (svg.contains("SLO p99&lt;=10ms") || svg.contains("SLO p99<=10ms")), "the bound is drawn: {}", &svg[..svg.len().min(300)]);
+    }
+
+    /// Eighteen searches, as make bench's: one small chart per concurrency model, each with
+    /// its own implementations, the bound, and the other models' lines faint behind.
+    #[test]
+    fn many_searches_become_one_chart_per_model_each_with_the_bound() {
+        use crate::impls::Model;
+        let models = [Model::EventLoop, Model::GreenThreads, Model::OsThreads];
+        let names: Vec<String> = (0..18).map(|i| format!("impl{i:02}")).collect();
+        let palette = Palette::new(names.iter().enumerate().map(|(i, n)| (n.as_str(), models[i % 3])));
+        let all: Vec<SearchRecord> = names.iter().enumerate().map(|(i, n)| search(n, Some(1000.0 * (i + 1) as f64), 10)).collect();
+        let refs: Vec<&SearchRecord> = all.iter().collect();
+        let svgs = chart(&refs, &palette, "hello", 1, "p99", "p99");
+        assert_eq!(svgs.len(), 3, "one chart per model present");
+        for (svg, model) in svgs.iter().zip(models) {
+            assert!(svg.contains(&format!("{}: p99 latency (ms)", model.as_str())), "{}", &svg[..svg.len().min(400)]);
+            assert!(svg.contains("SLO p99"), "the bound in every chart");
+            assert!(svg.contains("other models"));
+            let own = names.iter().enumerate().filter(|(i, _)| models[i % 3] == model).count();
+            assert_eq!(names.iter().filter(|n| svg.contains(n.as_str())).count(), own, "its own implementations in its legend, no other");
+        }
     }
 }

@@ -24,7 +24,7 @@ pub const MAX_LINES: usize = 8;
 /// One chart holding every implementation (two fit side by side on the page).
 const FULL: (u32, u32) = (580, 340);
 /// One model's chart among small multiples (three fit side by side).
-const SMALL: (u32, u32) = (380, 260);
+pub const SMALL: (u32, u32) = (380, 260);
 
 /// One implementation's line: (index of core count, summary).
 type Series = Vec<(u32, Summary)>;

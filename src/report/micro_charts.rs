@@ -3,9 +3,13 @@
 //! (repetitions, processes, pairs all grow by decades or doublings), with a
 //! logarithmic y axis where values span decades (latency, spawn time).
 //! Colours, markers and the legend beside the plot are the HTTP charts'
-//! (`palette`): an implementation's concurrency model picks its hue.
+//! (`palette`): an implementation's concurrency model picks its hue. Past
+//! `charts::MAX_LINES` implementations, [`by_model`] draws the HTTP charts'
+//! small multiples: one small chart per model on the same axes, the other
+//! models' lines faint behind.
 
-use super::palette::{self, Entry, FONT, Fallible, Style};
+use super::charts::{MAX_LINES, SMALL};
+use super::palette::{self, Entry, FAINT, FONT, Fallible, Palette, Style};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -13,6 +17,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 const SIZE: (u32, u32) = (580, 340);
 
 /// One implementation's line: (x, y) points, x ascending.
+#[derive(Clone)]
 pub struct Line {
     pub name: String,
     /// An implementation keeps its style in every chart.
@@ -32,25 +37,63 @@ pub struct Spec<'a> {
 
 /// Draws `spec`; a chart without points, or one plotters cannot draw, becomes a note.
 pub fn draw(spec: &Spec) -> String {
+    let own: Vec<&Line> = spec.lines.iter().collect();
+    panel(spec, spec.title, SIZE, 15, &own, &[])
+}
+
+/// `spec` as one chart, or, with more than [`MAX_LINES`] implementation lines,
+/// one small chart per concurrency model (by `palette`), every one on the
+/// axes of the whole and with the other models' lines faint behind its own.
+/// `shared` lines (not implementations: a bound) are drawn in every chart.
+pub fn by_model(spec: &Spec, palette: &Palette, shared: Vec<Line>) -> Vec<String> {
+    let lines = spec.lines.iter().cloned().chain(shared).collect();
+    let whole = Spec { title: spec.title, x_desc: spec.x_desc, y_desc: spec.y_desc, log_y: spec.log_y, lines };
+    let count = spec.lines.len();
+    if count <= MAX_LINES {
+        return vec![draw(&whole)];
+    }
+    let (implementations, shared) = whole.lines.split_at(count);
+    let mut groups: Vec<(String, Vec<&Line>)> = palette::MODELS
+        .iter()
+        .map(|m| (m.as_str().to_string(), implementations.iter().filter(|l| palette.model(&l.name) == Some(*m)).collect()))
+        .collect();
+    groups.push(("model unknown".into(), implementations.iter().filter(|l| palette.model(&l.name).is_none()).collect()));
+    groups
+        .into_iter()
+        .filter(|(_, mine)| !mine.is_empty())
+        .map(|(model, mine)| {
+            let behind: Vec<&Line> = implementations.iter().filter(|l| !mine.iter().any(|m| m.name == l.name)).collect();
+            let own: Vec<&Line> = mine.into_iter().chain(shared.iter()).collect();
+            // A small chart's title fits its width: the model and the measure (the heading above says the rest).
+            panel(&whole, &format!("{model}: {}", spec.y_desc), SMALL, 14, &own, &behind)
+        })
+        .collect()
+}
+
+/// One chart of `own` lines over `behind` ones drawn faint, on the axes every line of `spec` needs.
+fn panel(spec: &Spec, title: &str, size: (u32, u32), font: u32, own: &[&Line], behind: &[&Line]) -> String {
     let all: Vec<(f64, f64)> = spec.lines.iter().flat_map(|l| l.points.iter().copied().chain(l.mark.iter().map(|m| (m.0, m.1)))).collect();
     let xs: Vec<f64> = all.iter().map(|p| p.0).filter(|v| *v > 0.0).collect();
     let ys: Vec<f64> = all.iter().map(|p| p.1).filter(|v| v.is_finite() && (*v > 0.0 || !spec.log_y)).collect();
     if xs.is_empty() || ys.is_empty() {
-        return format!("<p class=\"note\">{}: no successful result to draw.</p>", super::table::escape(spec.title));
+        return format!("<p class=\"note\">{}: no successful result to draw.</p>", super::table::escape(title));
     }
     let (x_lo, x_hi) = (min(&xs) / 1.5, max(&xs) * 1.5);
-    let entries: Vec<Entry> = spec.lines.iter().map(|l| Entry::series(l.name.clone(), l.style)).collect();
-    palette::framed(SIZE, spec.title, 15, &entries, |area| {
+    let mut entries: Vec<Entry> = own.iter().map(|l| Entry::series(l.name.clone(), l.style)).collect();
+    if !behind.is_empty() {
+        entries.push(Entry::key("other models", FAINT, false));
+    }
+    palette::framed(size, title, font, &entries, |area| {
         if spec.log_y {
             let (lo, hi) = (min(&ys) / 2.0, max(&ys) * 4.0);
-            plot(area, spec, (x_lo..x_hi).log_scale(), (lo..hi).log_scale())
+            plot(area, spec, font, own, behind, (x_lo..x_hi).log_scale(), (lo..hi).log_scale())
         } else {
-            plot(area, spec, (x_lo..x_hi).log_scale(), 0.0..max(&ys) * 1.1)
+            plot(area, spec, font, own, behind, (x_lo..x_hi).log_scale(), 0.0..max(&ys) * 1.1)
         }
     })
 }
 
-fn plot<X, Y>(area: &DrawingArea<SVGBackend, Shift>, spec: &Spec, x: X, y: Y) -> Fallible<palette::PlotRect>
+fn plot<X, Y>(area: &DrawingArea<SVGBackend, Shift>, spec: &Spec, font: u32, own: &[&Line], behind: &[&Line], x: X, y: Y) -> Fallible<palette::PlotRect>
 where
     X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
     Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
@@ -65,10 +108,13 @@ where
         .y_desc(spec.y_desc)
         .x_label_formatter(&|v| short(*v))
         .y_label_formatter(&|v| short(*v))
-        .label_style((FONT, 12))
-        .axis_desc_style((FONT, 13))
+        .label_style((FONT, font - 3))
+        .axis_desc_style((FONT, font - 2))
         .draw()?;
-    for line in &spec.lines {
+    for line in behind {
+        chart.draw_series(LineSeries::new(line.points.iter().copied(), FAINT.stroke_width(1)))?;
+    }
+    for line in own {
         let c = line.style.colour;
         chart.draw_series(LineSeries::new(line.points.iter().copied(), c.stroke_width(2)))?;
         palette::markers(&mut chart, line.style, line.points.clone(), 4)?;
