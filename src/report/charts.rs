@@ -63,26 +63,19 @@ fn panels(model: &Model, all: &[(String, Series)], caption: &str) -> Vec<Panel> 
     if all.len() <= MAX_LINES {
         return vec![Panel { caption: caption.to_string(), size: FULL, font: 15, lines: all.iter().map(line).collect(), behind: vec![] }];
     }
-    let of = |name: &str| model.palette.model(name);
-    let mut out: Vec<Panel> = palette::MODELS
-        .iter()
-        .filter(|m| all.iter().any(|(n, _)| of(n) == Some(**m)))
-        .map(|&m| panel_of(all, caption, m.as_str(), |n| of(n) == Some(m), &line))
-        .collect();
-    if all.iter().any(|(n, _)| of(n).is_none()) {
-        out.push(panel_of(all, caption, "model unknown", |n| of(n).is_none(), &line));
-    }
-    out
-}
-
-fn panel_of(all: &[(String, Series)], caption: &str, which: &str, mine: impl Fn(&str) -> bool, line: &dyn Fn(&(String, Series)) -> Line) -> Panel {
-    Panel {
-        caption: format!("{which}: {caption}"),
-        size: SMALL,
-        font: 14,
-        lines: all.iter().filter(|(n, _)| mine(n)).map(line).collect(),
-        behind: all.iter().filter(|(n, _)| !mine(n)).map(|(_, s)| s.clone()).collect(),
-    }
+    let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+    model
+        .palette
+        .by_model(&names)
+        .into_iter()
+        .map(|(which, members)| Panel {
+            caption: format!("{which}: {caption}"),
+            size: SMALL,
+            font: 14,
+            lines: members.iter().map(|&i| line(&all[i])).collect(),
+            behind: (0..all.len()).filter(|i| !members.contains(i)).map(|i| all[i].1.clone()).collect(),
+        })
+        .collect()
 }
 
 fn entries(p: &Panel, extra: Vec<Entry>) -> Vec<Entry> {

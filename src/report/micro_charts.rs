@@ -53,17 +53,13 @@ pub fn by_model(spec: &Spec, palette: &Palette, shared: Vec<Line>) -> Vec<String
         return vec![draw(&whole)];
     }
     let (implementations, shared) = whole.lines.split_at(count);
-    let mut groups: Vec<(String, Vec<&Line>)> = palette::MODELS
-        .iter()
-        .map(|m| (m.as_str().to_string(), implementations.iter().filter(|l| palette.model(&l.name) == Some(*m)).collect()))
-        .collect();
-    groups.push(("model unknown".into(), implementations.iter().filter(|l| palette.model(&l.name).is_none()).collect()));
-    groups
+    let names: Vec<&str> = implementations.iter().map(|l| l.name.as_str()).collect();
+    palette
+        .by_model(&names)
         .into_iter()
-        .filter(|(_, mine)| !mine.is_empty())
-        .map(|(model, mine)| {
-            let behind: Vec<&Line> = implementations.iter().filter(|l| !mine.iter().any(|m| m.name == l.name)).collect();
-            let own: Vec<&Line> = mine.into_iter().chain(shared.iter()).collect();
+        .map(|(model, members)| {
+            let behind: Vec<&Line> = (0..count).filter(|i| !members.contains(i)).map(|i| &implementations[i]).collect();
+            let own: Vec<&Line> = members.iter().map(|&i| &implementations[i]).chain(shared.iter()).collect();
             // A small chart's title fits its width: the model and the measure (the heading above says the rest).
             panel(&whole, &format!("{model}: {}", spec.y_desc), SMALL, 14, &own, &behind)
         })

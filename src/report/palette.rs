@@ -87,6 +87,19 @@ impl Palette {
     pub fn model(&self, name: &str) -> Option<Model> {
         self.styles.iter().find(|s| s.0 == name).map(|s| s.1)
     }
+
+    /// `names` split by concurrency model, as small multiples take them: one group per
+    /// model in [`MODELS`] order, then "model unknown"; each the model's label and the
+    /// indices into `names` of its members. No group is empty.
+    pub fn by_model(&self, names: &[&str]) -> Vec<(&'static str, Vec<usize>)> {
+        let members = |model: Option<Model>| (0..names.len()).filter(|&i| self.model(names[i]) == model).collect::<Vec<usize>>();
+        MODELS
+            .iter()
+            .map(|&m| (m.as_str(), members(Some(m))))
+            .chain(std::iter::once(("model unknown", members(None))))
+            .filter(|(_, group)| !group.is_empty())
+            .collect()
+    }
 }
 
 /// HSL to RGB (hue in degrees, saturation and lightness in 0..1).
