@@ -94,12 +94,80 @@ impl Fake {
         true
     }
 
+    /// Each of this test's servers still alive, as `ps` would show it (pid,
+    /// parent, group, state, run mark, command line), for a failure message.
+    fn describe_servers(&self) -> String {
+        let mut out = String::new();
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else { continue };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if !cmdline.split(' ').any(|a| a == self.marker) {
+                continue;
+            }
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            let rest: Vec<&str> = stat.rsplit_once(") ").map_or("", |(_, rest)| rest).split(' ').collect();
+            let fields = &rest[..3.min(rest.len())];
+            // utime, stime and starttime (fields 14, 15 and 22 of stat), in clock ticks.
+            let ticks = |i: usize| rest.get(i - 3).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
+            let uptime: f64 = std::fs::read_to_string("/proc/uptime").unwrap_or_default().split(' ').next().and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            let environ = std::fs::read(e.path().join("environ")).unwrap_or_default();
+            let mark = String::from_utf8_lossy(&environ).split('\0').find(|v| v.starts_with("CONCUR_RUN_OWNER=")).map(str::to_string);
+            out += &format!(
+                "pid {} state/ppid/pgrp {:?} forked {:.1} s ago, cpu {:.2} s, mark {:?}: {}\n",
+                e.file_name().to_string_lossy(),
+                fields,
+                uptime - ticks(22),
+                ticks(14) + ticks(15),
+                mark,
+                cmdline.trim()
+            );
+        }
+        out
+    }
+
+    /// Waits until no server of this test has been seen for a whole second,
+    /// or `within` passes; returns how many the last look saw. One look is
+    /// not enough: a process in the middle of an exec (sh → pyenv shim →
+    /// python3) shows an empty command line for a moment.
     fn wait_no_server(&self, within: Duration) -> usize {
         let deadline = Instant::now() + within;
-        while self.servers() > 0 && Instant::now() < deadline {
+        let mut clear_since: Option<Instant> = None;
+        loop {
+            let seen = self.servers();
+            if seen > 0 {
+                clear_since = None;
+            } else if clear_since.is_none() {
+                clear_since = Some(Instant::now());
+            }
+            if clear_since.is_some_and(|t| t.elapsed() >= Duration::from_secs(1)) || Instant::now() >= deadline {
+                return seen;
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
-        self.servers()
+    }
+
+    /// SIGKILLs the orchestrator (which no handler sees) and waits until its
+    /// guard, the process that cleans up after it, has done its rounds and
+    /// ended: whatever of the run is still alive after that has escaped.
+    fn kill_and_wait_for_guard(&self, child: &mut Child) {
+        let guard = format!("while kill -0 {} ", child.id());
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let guards = || {
+            std::fs::read_dir("/proc")
+                .unwrap()
+                .flatten()
+                .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+                .filter(|c| String::from_utf8_lossy(c).contains(&guard))
+                .count()
+        };
+        // Its rounds take about 3 s; on a loaded machine (CI beside other
+        // builds) its turn can come late.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while guards() > 0 {
+            assert!(Instant::now() < deadline, "the orchestrator's guard still runs 30 s after the SIGKILL");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// Waits until the run in the database holds `n` points.
@@ -188,11 +256,15 @@ fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
     fake.wait_points(&mut child, 1);
     let deadline = Instant::now() + Duration::from_secs(10);
     assert!(fake.wait_server(deadline), "the next point's server should be running");
-    child.kill().unwrap();
-    child.wait().unwrap();
-    // The guard looks once a second; on a loaded machine (CI beside other
-    // builds) its turn can come late, once more than 5 s after the kill.
-    assert_eq!(fake.wait_no_server(Duration::from_secs(20)), 0, "a server outlived its orchestrator's SIGKILL");
+    let at_kill = fake.describe_servers();
+    fake.kill_and_wait_for_guard(&mut child);
+    assert_eq!(
+        fake.wait_no_server(Duration::from_secs(5)),
+        0,
+        "a server outlived its orchestrator's SIGKILL:\n{}at the kill:\n{at_kill}{}",
+        fake.describe_servers(),
+        std::fs::read_to_string(fake.log()).unwrap_or_default()
+    );
     let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
     assert!(!data.points.is_empty() && data.run.status == RunStatus::Running, "{:?}", data.run.status);
 }
@@ -213,9 +285,8 @@ fn a_killed_orchestrator_leaves_no_process_of_a_servers_group() {
         assert!(Instant::now() < deadline, "the next point's server and its unmarked helper should be running");
         std::thread::sleep(Duration::from_millis(20));
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert_eq!(fake.wait_no_server(Duration::from_secs(20)), 0, "a process of a server's group outlived its orchestrator's SIGKILL");
+    fake.kill_and_wait_for_guard(&mut child);
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a process of a server's group outlived its orchestrator's SIGKILL:\n{}", fake.describe_servers());
 }
 
 #[test]
@@ -231,10 +302,8 @@ fn a_killed_orchestrator_leaves_no_verification_server() {
     let mut child = fake.spawn(&["-d", "1s"]);
     let deadline = Instant::now() + Duration::from_secs(30);
     assert!(fake.wait_server(deadline), "verification should have started the server: {}", std::fs::read_to_string(fake.log()).unwrap_or_default());
-    child.kill().unwrap();
-    child.wait().unwrap();
-    // As above: the guard's turn can come late on a loaded machine.
-    assert_eq!(fake.wait_no_server(Duration::from_secs(20)), 0, "the server under verification outlived its orchestrator's SIGKILL");
+    fake.kill_and_wait_for_guard(&mut child);
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "the server under verification outlived its orchestrator's SIGKILL:\n{}", fake.describe_servers());
 }
 
 #[test]
