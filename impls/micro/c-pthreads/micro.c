@@ -182,12 +182,12 @@ static void print_result(const struct config *cfg, long cores, const struct resu
 {
 	printf("{\"schema\":1,\"bench\":\"%s\",\"runtime\":\"c-pthreads\",\"params\":{", cfg->bench_name);
 	print_params(cfg, cores);
-	printf("},\"ops\":%ld,\"elapsed_ns\":%lld,\"ns_per_op\":%.4f,\"checks\":{\"received\":%ld,\"expected\":%ld}",
+	printf("},\"ops\":%ld,\"elapsed_ns\":%lld,\"ns_per_op\":%.6f,\"checks\":{\"received\":%ld,\"expected\":%ld}",
 	       r->ops, (long long)r->elapsed_ns, r->ns_per_op, r->received, r->expected);
 	if (cfg->bench == SPAWN || cfg->bench == MAXPROCS)
-		printf(",\"procs\":%ld,\"ns_per_proc\":%.4f", cfg->procs, r->ns_per_op);
+		printf(",\"procs\":%ld,\"ns_per_proc\":%.6f", cfg->procs, r->ns_per_op);
 	if (cfg->bench == PAIRS)
-		printf(",\"round_trips\":%ld,\"messages\":%ld,\"messages_per_s\":%.1f,\"min_pair_round_trips\":%ld",
+		printf(",\"round_trips\":%ld,\"messages\":%ld,\"messages_per_s\":%.6f,\"min_pair_round_trips\":%ld",
 		       r->round_trips, 2 * r->round_trips, 2 * r->round_trips / (r->elapsed_ns / 1e9),
 		       r->min_pair_round_trips);
 	if (cfg->bench == IDLE)

@@ -2,7 +2,9 @@
  * pingping's start (§4.1) and the line of a pairs run with no round trip
  * (§4.5). The program's own files are included, so the test drives their
  * static functions; micro.c's main is renamed out of the way. Prints TAP
- * lines, then the zero-round-trip line for tests/run.sh to parse. */
+ * lines, then for tests/run.sh to parse the zero-round-trip line and the
+ * line of a slow pairs run (6 messages in 9 s: a rate whose rounding
+ * concur's recomputation of it, spec §7, would catch). */
 #define main micro_main
 #include "../micro.c"
 #undef main
@@ -83,5 +85,8 @@ int main(void)
 	struct config cfg = {.bench = PAIRS, .bench_name = "pairs", .pairs = 2, .seconds = 0.001};
 	struct result r = {.elapsed_ns = 1500000, .ns_per_op = -1};
 	report(&cfg, 1, &r);
+	struct result slow = {.ops = 3, .elapsed_ns = 9000000000, .ns_per_op = -1, .received = 6, .expected = 6,
+	                      .round_trips = 3, .min_pair_round_trips = 1};
+	report(&cfg, 1, &slow);
 	return 0;
 }

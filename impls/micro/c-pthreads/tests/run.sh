@@ -46,6 +46,15 @@ missing = extra - set(r)
 assert not missing, f"missing {missing}"
 if bench == "pingping":
     assert r["ops"] == 500 and r["checks"]["expected"] == 1000, r
+# concur recomputes the derived numbers and refuses a line off by more than
+# a millionth plus 0.001 (spec §7): the printed precision must keep within it.
+def close(got, want):
+    assert abs(got - want) <= 1e-6 * max(abs(want), 1.0) + 1e-3, f"{got} printed, {want} computed, in {r}"
+if bench == "pairs":
+    close(r["messages_per_s"], r["messages"] / (r["elapsed_ns"] / 1e9))
+    close(r["ns_per_op"], r["elapsed_ns"] / r["round_trips"])
+elif bench != "idle":
+    close(r["ns_per_op"], r["elapsed_ns"] / r["ops"])
 PY
 }
 
@@ -92,13 +101,15 @@ done
 
 # spec §4.1's start and §4.5's run with no round trip, which no run from
 # outside can force: tests/protocol drives the sources directly, reports
-# the start on stderr and prints the zero-round-trip line on stdout.
+# the start on stderr and prints the zero-round-trip line on stdout, then
+# a slow run's line (3 round trips in 9 s), whose messages_per_s concur
+# recomputes and refuses if it is off by more than a millionth plus 0.001.
 if "$PROTOCOL" >"$tmp/out" 2>"$tmp/err"; then
 	cat "$tmp/err"
 	if python3 - "$tmp/out" <<'PY' 2>"$tmp/py"; then
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
-assert len(lines) == 1, f"want one line, got {lines!r}"
+assert len(lines) == 2, f"want two lines, got {lines!r}"
 r = json.loads(lines[0])
 for field in ("ops", "round_trips", "messages", "min_pair_round_trips", "ns_per_op", "messages_per_s"):
     assert r[field] == 0, f"{field} = {r[field]} in {r}"
@@ -107,6 +118,17 @@ PY
 		ok "pairs with no round trip prints zeros"
 	else
 		not_ok "pairs with no round trip: $(tail -1 "$tmp/py")"
+	fi
+	if python3 - "$tmp/out" <<'PY' 2>"$tmp/py"; then
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[1])
+assert (r["round_trips"], r["messages"], r["elapsed_ns"]) == (3, 6, 9000000000), r
+want = 6 / 9
+assert abs(r["messages_per_s"] - want) <= 1e-6 * max(want, 1.0) + 1e-3, f"messages_per_s {r['messages_per_s']}, want {want}"
+PY
+		ok "pairs at under one message a second prints messages_per_s precisely enough"
+	else
+		not_ok "pairs precision: $(tail -1 "$tmp/py")"
 	fi
 else
 	cat "$tmp/err"
