@@ -15,6 +15,8 @@ class ClusterTest < ActiveSupport::TestCase
     @pid = Process.spawn(env, "bundle", "exec", "puma", "-C", "config/puma.rb",
                          chdir: ROOT, out: @log.path, err: @log.path, pgroup: true)
     @port = wait_for(/Listening on http:\/\/127\.0\.0\.1:(\d+)/)[1].to_i
+    # The workers boot side by side and report in either order.
+    wait_for(/Worker 0 \(PID: \d+\) booted/)
     wait_for(/Worker 1 \(PID: \d+\) booted/)
   end
 
@@ -90,8 +92,9 @@ class ClusterTest < ActiveSupport::TestCase
       assert_equal 200, call(:POST, "/password/verify/shared", '{"password":"pw"}')[0]
     end
 
-    Process.kill("KILL", worker_pids.first)
-    wait_for(/Worker 0 \(PID: \d+\) booted.*Worker 0 \(PID: \d+\) booted/m)
+    victim = wait_for(/Worker 0 \(PID: (\d+)\) booted/)[1]
+    Process.kill("KILL", victim.to_i)
+    wait_for(/Worker 0 \(PID: (?!#{victim}\))\d+\) booted/)
     20.times { assert_equal 200, call(:GET, "/user/get/shared")[0] }
   end
 
