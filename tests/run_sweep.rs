@@ -146,26 +146,23 @@ impl Fake {
         }
     }
 
-    /// SIGKILLs the orchestrator (which no handler sees) and waits until its
-    /// guard, the process that cleans up after it, has done its rounds and
-    /// ended: whatever of the run is still alive after that has escaped.
+    /// SIGKILLs the orchestrator (which no handler sees) and waits for its guard.
     fn kill_and_wait_for_guard(&self, child: &mut Child) {
-        let guard = format!("while kill -0 {} ", child.id());
+        let orchestrator = child.id();
         child.kill().unwrap();
         child.wait().unwrap();
-        let guards = || {
-            std::fs::read_dir("/proc")
-                .unwrap()
-                .flatten()
-                .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-                .filter(|c| String::from_utf8_lossy(c).contains(&guard))
-                .count()
-        };
+        self.wait_for_guard(orchestrator);
+    }
+
+    /// Waits until the guard of the (ended) orchestrator `pid`, the process
+    /// that cleans up after it, has done its rounds and ended: whatever of
+    /// the run is still alive after that has escaped.
+    fn wait_for_guard(&self, pid: u32) {
         // Its rounds take about 3 s; on a loaded machine (CI beside other
         // builds) its turn can come late.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while guards() > 0 {
-            assert!(Instant::now() < deadline, "the orchestrator's guard still runs 30 s after the SIGKILL");
+        while guards_of(pid) > 0 {
+            assert!(Instant::now() < deadline, "the orchestrator's guard still runs 30 s after the orchestrator ended");
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -189,6 +186,17 @@ impl Fake {
 }
 
 const PYTHON: &str = "python3 server.py {port} MARKER";
+
+/// How many guards of the orchestrator `pid` run (its `sh` and any subshell).
+fn guards_of(pid: u32) -> usize {
+    let guard = format!("while kill -0 {pid} ");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).contains(&guard))
+        .count()
+}
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
@@ -304,6 +312,37 @@ fn a_killed_orchestrator_leaves_no_verification_server() {
     assert!(fake.wait_server(deadline), "verification should have started the server: {}", std::fs::read_to_string(fake.log()).unwrap_or_default());
     fake.kill_and_wait_for_guard(&mut child);
     assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "the server under verification outlived its orchestrator's SIGKILL:\n{}", fake.describe_servers());
+}
+
+/// SIGTERM (or Ctrl-C) during verification may stop everything at once; a
+/// server being started at that moment (forked, its group not yet its own)
+/// is in no list, so the guard is left alive to kill it once the
+/// orchestrator is gone (it was stopped with the rest, and four such servers
+/// outlived their runs by hours).
+#[test]
+fn a_signal_during_verification_leaves_no_server() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let fake = Fake::new("python3 server.py {port} --stall MARKER");
+    let mut child = fake.spawn(&["-d", "1s"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    assert!(fake.wait_server(deadline), "verification should have started the server: {}", std::fs::read_to_string(fake.log()).unwrap_or_default());
+    let orchestrator = child.id();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(orchestrator as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    let log = std::fs::read_to_string(fake.log()).unwrap_or_default();
+    assert_eq!(status.code(), Some(130), "{log}");
+    // Verification may wind down by itself (the run then ends as any
+    // interrupted run, and drops its guard); when the signal forced the exit
+    // instead, the guard must have outlived it: it looks once a second, then
+    // ten times 0.2 s apart, so it is still there.
+    if log.contains("concur: interrupted; stopped") {
+        assert!(guards_of(orchestrator) > 0, "the guard did not outlive the forced exit: {log}");
+    }
+    fake.wait_for_guard(orchestrator);
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server outlived the signal:\n{}", fake.describe_servers());
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! discards the unfinished point, stops its server and marks the run
 //! interrupted. At any other moment (verification, a server starting), or
 //! on a second signal, or when that clean-up takes too long, every process
-//! group a child of ours leads is stopped and the process exits at once —
-//! after any point being written has been committed. Against SIGKILL, which
+//! group a child of ours leads is stopped, but the guard's, and the process
+//! exits at once — after any point being written has been committed; the
+//! guard then kills whatever was being started meanwhile. Against SIGKILL, which
 //! no handler sees, each measured server gets a guard process that kills its
 //! group as soon as the orchestrator is gone.
 
@@ -19,6 +20,9 @@ use std::time::Duration;
 
 static CURRENT: Mutex<Option<Arc<Control>>> = Mutex::new(None);
 static RUN: OnceLock<(PathBuf, i64)> = OnceLock::new();
+/// The guard's pid: a forced exit leaves it running, so that its rounds kill
+/// whatever the main thread started while the exit stopped the others.
+static GUARD: OnceLock<i32> = OnceLock::new();
 /// Held while a point is written, so that a forced exit never cuts one short.
 static WRITING: Mutex<()> = Mutex::new(());
 
@@ -85,10 +89,15 @@ fn force_exit() -> ! {
     std::process::exit(130);
 }
 
-/// Stops every process group led by a child of this process: the servers of
-/// `verify` and of the current point. Returns how many there were.
+/// Stops every process group led by a child of this process (the servers of
+/// `verify` and of the current point) but the guard's. Returns how many there
+/// were. The guard is spared because the main thread goes on while the groups
+/// stop: a server it starts meanwhile (verification moving on after its
+/// server died) is in no list, and once this process has exited the guard's
+/// rounds kill it.
 pub fn stop_child_groups(grace: Duration) -> usize {
-    let leaders = crate::host::procstat::child_group_leaders();
+    let guard = GUARD.get().copied();
+    let leaders: Vec<i32> = crate::host::procstat::child_group_leaders().into_iter().filter(|&pid| Some(pid) != guard).collect();
     crate::host::groups::stop_all(&leaders, grace);
     leaders.len()
 }
@@ -147,7 +156,11 @@ impl Guard {
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg(script).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        Guard(cmd.spawn().ok())
+        let child = cmd.spawn().ok();
+        if let Some(child) = &child {
+            let _ = GUARD.set(child.id() as i32);
+        }
+        Guard(child)
     }
 }
 

@@ -67,6 +67,9 @@ pub fn free_port() -> Result<u16> {
 impl Server {
     /// Starts `imp` (already built) with `launch`, in a new process group.
     pub fn start(imp: &Implementation, root: &Path, launch: &Launch) -> Result<Server> {
+        if crate::host::interrupt::stopping() {
+            bail!("interrupted: {} not started", imp.name());
+        }
         let m = &imp.manifest;
         let fill = |s: &str| s.replace("{port}", &launch.port.to_string()).replace("{cores}", &launch.cores.to_string());
         let mut cmd = match &launch.netns {
