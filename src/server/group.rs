@@ -12,10 +12,6 @@ use std::time::Duration;
 
 static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
-pub fn register(pgid: i32) {
-    GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(pgid);
-}
-
 pub fn unregister(pgid: i32) {
     GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|&g| g != pgid);
 }

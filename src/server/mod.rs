@@ -67,9 +67,6 @@ pub fn free_port() -> Result<u16> {
 impl Server {
     /// Starts `imp` (already built) with `launch`, in a new process group.
     pub fn start(imp: &Implementation, root: &Path, launch: &Launch) -> Result<Server> {
-        if crate::host::interrupt::stopping() {
-            bail!("interrupted: {} not started", imp.name());
-        }
         let m = &imp.manifest;
         let fill = |s: &str| s.replace("{port}", &launch.port.to_string()).replace("{cores}", &launch.cores.to_string());
         let mut cmd = match &launch.netns {
@@ -105,8 +102,8 @@ impl Server {
             // SAFETY: sched_setaffinity is async-signal-safe and touches only this child.
             unsafe { cmd.pre_exec(move || crate::host::affinity::pin(&cpus)) };
         }
-        let child = cmd.spawn().with_context(|| format!("starting {}: {}", imp.name(), m.start.command))?;
-        group::register(child.id() as i32);
+        // Refused once a signal has come, under the lock the Ctrl-C handler takes.
+        let child = group::spawn_registered(&mut cmd).with_context(|| format!("starting {}: {}", imp.name(), m.start.command))?;
         let addr = SocketAddr::from(([127, 0, 0, 1], launch.port));
         Ok(Server { child, addr, log: launch.log.clone() })
     }
