@@ -76,6 +76,22 @@ fn nothing_succeeding_is_one_line_naming_the_cause() {
     );
 }
 
+/// A server that accepts and never answers made `concur load` exit 0 with a latency table
+/// of nothing: nothing succeeded, and the requests still waiting say so.
+#[test]
+fn a_server_that_never_answers_fails_the_run_with_its_requests_unfinished() {
+    let server = TestServer::start(Behaviour::Silent);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = concur(&["load", &server.url(), "-c", "4", "-d", "1s", "--json", json.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with(&format!("concur: error: no successful response from {}: 4 requests unanswered at the end (oldest ", server.url())), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!((report["requests"].as_u64(), report["unfinished"].as_u64()), (Some(0), Some(4)));
+    assert_eq!(report["latency"]["lower_bounds"][0], "p50");
+}
+
 #[test]
 fn ctrl_c_prints_the_partial_result() {
     let server = TestServer::start(Behaviour::Delay(Duration::from_millis(2)));
@@ -94,6 +110,7 @@ fn ctrl_c_prints_the_partial_result() {
     assert_eq!(out.status.code(), Some(130));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("(interrupted)") && stdout.contains("Requests/sec:"), "{stdout}");
+    assert!(stdout.contains("  unfinished 2 (oldest "), "the two requests in flight at the interrupt: {stdout}");
 }
 
 #[test]

@@ -77,7 +77,72 @@ fn duration_run_ends_on_time_with_a_silent_server() {
     let started = Instant::now();
     let report = run(&p);
     assert!(started.elapsed() < Duration::from_millis(1200), "{:?}", started.elapsed());
-    assert_eq!((report.requests, report.errors), (0, 0), "requests in flight at the end are not counted");
+    assert_eq!((report.requests, report.errors), (0, 0), "a request in flight at the end is neither a success nor an error");
+    assert_eq!(report.unfinished, 3, "but it is counted: unfinished");
+    let oldest = report.unfinished_age.max_us;
+    assert!((450_000..=1_000_000).contains(&oldest), "each waited the whole run: {oldest} µs");
+    assert_eq!(report.latency.lower_bounds, ["p50", "p75", "p90", "p99", "p999"]);
+    assert!(report.latency.p50_us >= 450_000, "a lower bound, never a number below the wait: {:?}", report.latency);
+}
+
+/// A server with a pool of K threads, each holding a keep-alive connection, under 3K
+/// clients: 2K clients are never answered (rust-threadpool in longpoll, 744 of 1,000).
+/// They are unfinished with the whole run's age, the percentiles above the answered
+/// share are lower bounds at that age, and `merge` keeps both exactly.
+#[test]
+fn a_bounded_pool_leaves_clients_unfinished_and_the_upper_percentiles_lower_bounds() {
+    let server = TestServer::start(Behaviour::Pool { threads: 4, delay: Duration::from_millis(20) });
+    let mut p = plan(&server, 12, 0);
+    p.stop = StopAt::Duration(Duration::from_millis(1000));
+    let reports = [run(&p), run(&p)];
+    for report in &reports {
+        // 4 threads × ~50 answers in 1 s; 8 clients waiting the whole second, 4 with a young request.
+        assert_eq!(report.errors, 0);
+        assert!((100..=220).contains(&report.requests), "{} answered", report.requests);
+        assert_eq!(report.unfinished, 12, "every client had a request unanswered at the end");
+        let old = report.unfinished_age.latencies().unwrap().recorded().into_iter().filter(|&(v, _)| v >= 900_000).map(|(_, n)| n).sum::<u64>();
+        assert_eq!(old, 8, "two thirds of the clients waited the whole run");
+        let l = &report.latency;
+        // About 96% answered: p50-p90 known, p99 and p99.9 only bounded below by the oldest wait.
+        assert_eq!(l.lower_bounds, ["p99", "p999"], "{l:?}");
+        assert!(l.p90_us < 100_000, "{l:?}");
+        assert!(l.p99_us >= 900_000 && l.p99_us == report.unfinished_age.max_us, "{l:?}");
+    }
+    let merged = concur::load::merge(&reports).unwrap();
+    assert_eq!(merged.unfinished, 24);
+    assert_eq!(merged.unfinished_age.count, 24);
+    assert_eq!(merged.latency.lower_bounds, ["p99", "p999"]);
+    assert_eq!(merged.latency.p99_us, reports[0].unfinished_age.max_us.max(reports[1].unfinished_age.max_us));
+    assert_eq!(merged.steps[0].unfinished, 24);
+}
+
+/// A response that ends at the connection's close was read until the run ended (one
+/// request in 2 s with 4 connections, where ab completed 200): read to the close, count
+/// it, open a new connection.
+#[test]
+fn a_body_ending_at_the_close_is_read_to_the_close_and_counted() {
+    let server = TestServer::start(Behaviour::UntilClose);
+    let mut p = plan(&server, 4, 0);
+    p.stop = StopAt::Duration(Duration::from_millis(1000));
+    let report = run(&p);
+    assert_eq!(report.errors, 0, "{:?}", report.errors_by_kind);
+    assert!(report.requests >= 200, "{} requests in 1 s", report.requests);
+    assert!(report.bytes_read >= report.requests * 13);
+}
+
+/// `Content-Length: -5` or a length past 64 bits left the generator waiting for a body
+/// until the run ended: each is a parse error at once.
+#[test]
+fn an_invalid_content_length_is_a_parse_error_not_a_wait() {
+    for value in ["-5", "18446744073709551616", "99999999999999999999"] {
+        let server = TestServer::start(Behaviour::Length(value));
+        let mut p = plan(&server, 2, 6);
+        p.timeout = Duration::from_secs(30);
+        let started = Instant::now();
+        let report = run(&p);
+        assert!(started.elapsed() < Duration::from_secs(3), "{value}: {:?}", started.elapsed());
+        assert_eq!(report.errors_by_kind.parse, 6, "{value}: {:?}", report.errors_by_kind);
+    }
 }
 
 #[test]

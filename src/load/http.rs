@@ -77,6 +77,12 @@ impl Parser {
         self.carry.clear();
     }
 
+    /// The body runs until the peer closes the connection (no length, not chunked).
+    #[inline]
+    pub fn until_close(&self) -> bool {
+        self.state == State::UntilClose
+    }
+
     /// The peer closed the connection: complete only when the body runs until close.
     pub fn eof(&mut self) -> Feed {
         if self.state == State::UntilClose {
@@ -158,8 +164,7 @@ impl Parser {
             self.end_of_head();
             return true;
         }
-        self.header(line);
-        true
+        self.header(line)
     }
 
     fn status_line(&mut self, line: &[u8]) -> bool {
@@ -177,12 +182,19 @@ impl Parser {
         true
     }
 
-    fn header(&mut self, line: &[u8]) {
+    /// Reads the framing headers; false when a `Content-Length` is invalid (not
+    /// digits, out of range, or two different values), which RFC 9112 §6.3 makes
+    /// an unrecoverable framing error: the body's end cannot be known.
+    fn header(&mut self, line: &[u8]) -> bool {
         // Only three headers matter; most lines are rejected on their first byte.
         match line[0] | 0x20 {
             b'c' => {
                 if let Some(value) = value_of(line, b"content-length:") {
-                    self.content_length = parse_decimal(value);
+                    let Some(length) = parse_content_length(value) else { return false };
+                    if self.content_length.is_some_and(|seen| seen != length) {
+                        return false;
+                    }
+                    self.content_length = Some(length);
                 } else if let Some(value) = value_of(line, b"connection:") {
                     for token in value.split(|&b| b == b',') {
                         let token = token.trim_ascii();
@@ -202,6 +214,7 @@ impl Parser {
             }
             _ => {}
         }
+        true
     }
 
     fn end_of_head(&mut self) {
@@ -280,11 +293,22 @@ fn value_of<'a>(line: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
     }
 }
 
-fn parse_decimal(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
+/// A `Content-Length` value: decimal digits (a list of one repeated value is
+/// allowed, RFC 9110 §8.6), at most 18 of them so that it cannot overflow.
+fn parse_content_length(value: &[u8]) -> Option<u64> {
+    let mut length = None;
+    for item in value.split(|&b| b == b',') {
+        let digits = item.trim_ascii();
+        if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let n = digits.iter().fold(0u64, |acc, d| acc * 10 + (d - b'0') as u64);
+        if length.is_some_and(|l| l != n) {
+            return None;
+        }
+        length = Some(n);
     }
-    Some(digits.iter().fold(0u64, |acc, d| acc * 10 + (d - b'0') as u64))
+    length
 }
 
 #[cfg(test)]
@@ -367,6 +391,19 @@ mod tests {
         p.start(false);
         assert_eq!(p.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab"), Feed::More);
         assert_eq!(p.eof(), Feed::Invalid);
+    }
+
+    /// `Content-Length: -5` and a length past 64 bits made the generator wait for a
+    /// body until the run ended: the head is invalid at once.
+    #[test]
+    fn an_invalid_content_length_is_a_parse_error_at_once() {
+        for length in ["-5", "99999999999999999999999", "12a", "", "+3", "3, 4"] {
+            let response = format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\n");
+            assert_eq!(parse_in_pieces(response.as_bytes(), 1000), Feed::Invalid, "Content-Length: {length}");
+        }
+        let twice = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc";
+        assert_eq!(parse_in_pieces(twice, 1000), Feed::Invalid);
+        check(b"HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok", Feed::Done { status: 200, keep_alive: true, rest: 0 });
     }
 
     #[test]

@@ -35,10 +35,14 @@ pub fn summary(r: &LoadReport) -> String {
     let mut out = String::new();
     let l = &r.latency;
     writeln!(out, "  Latency      Avg       Stdev       Max").unwrap();
-    writeln!(out, "            {:>9} {:>9} {:>9}", us(l.mean_us), us(l.stdev_us), us(l.max_us as f64)).unwrap();
+    // With requests unanswered the mean of the answered ones would flatter the server: no mean then.
+    let (mean, stdev) = if r.unfinished > 0 { ("-".to_string(), "-".to_string()) } else { (us(l.mean_us), us(l.stdev_us)) };
+    writeln!(out, "            {mean:>9} {stdev:>9} {:>9}", us(l.max_us as f64)).unwrap();
     writeln!(out, "  Latency Distribution").unwrap();
-    for (label, value) in [("50%", l.p50_us), ("75%", l.p75_us), ("90%", l.p90_us), ("99%", l.p99_us), ("99.9%", l.p999_us)] {
-        writeln!(out, "   {label:>6} {:>9}", us(value as f64)).unwrap();
+    for ((label, name), value) in
+        [("50%", "p50"), ("75%", "p75"), ("90%", "p90"), ("99%", "p99"), ("99.9%", "p999")].into_iter().zip([l.p50_us, l.p75_us, l.p90_us, l.p99_us, l.p999_us])
+    {
+        writeln!(out, "   {label:>6} {:>9}", percentile(l, name, value)).unwrap();
     }
     if r.steps.len() > 1 {
         steps(&mut out, r);
@@ -47,6 +51,9 @@ pub fn summary(r: &LoadReport) -> String {
     writeln!(out, "  {} requests in {}, {} read{interrupted}", r.requests, seconds(r.elapsed_s), bytes(r.bytes_read as f64)).unwrap();
     if r.errors > 0 {
         writeln!(out, "  Errors: {} ({})", r.errors, r.errors_by_kind.describe()).unwrap();
+    }
+    if r.unfinished > 0 {
+        writeln!(out, "  unfinished {} (oldest {})", r.unfinished, us(r.unfinished_age.max_us as f64)).unwrap();
     }
     if let Some(rate) = &r.rate {
         if rate.reached {
@@ -85,15 +92,21 @@ fn steps(out: &mut String, r: &LoadReport) {
             s.name,
             s.requests,
             s.errors,
-            us(l.p50_us as f64),
-            us(l.p99_us as f64),
+            percentile(l, "p50", l.p50_us),
+            percentile(l, "p99", l.p99_us),
             us(l.max_us as f64)
         )
         .unwrap();
     }
 }
 
-/// The one line when nothing succeeded: the most frequent cause, with its message.
+/// A percentile's value, or `>value` when it is only a lower bound.
+fn percentile(l: &LatencyStats, name: &str, value: u64) -> String {
+    if l.is_lower_bound(name) { format!(">{}", us(value as f64)) } else { us(value as f64) }
+}
+
+/// The one line when nothing succeeded: the most frequent cause, with its message,
+/// and the requests that were still waiting for an answer at the end.
 pub fn no_success(r: &LoadReport) -> String {
     let e = &r.errors_by_kind;
     let mut causes: Vec<(u64, String)> = ErrorKind::ALL
@@ -105,6 +118,9 @@ pub fn no_success(r: &LoadReport) -> String {
         })
         .collect();
     causes.extend(e.status.iter().map(|(code, n)| (*n, format!("{n} responses with status {code}"))));
+    if r.unfinished > 0 {
+        causes.push((r.unfinished, format!("{} requests unanswered at the end (oldest {})", r.unfinished, us(r.unfinished_age.max_us as f64))));
+    }
     causes.sort_by_key(|c| std::cmp::Reverse(c.0));
     let expected = match r.steps.first().and_then(|s| s.expect) {
         Some(code) if !e.status.is_empty() => format!(", expected {code}"),

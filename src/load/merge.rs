@@ -56,7 +56,14 @@ fn outcome(r: &LoadReport, start_ms: u64) -> Result<Outcome> {
     let steps = r
         .steps
         .iter()
-        .map(|s| Ok(StepTally { latencies: s.latency.latencies()?, ok: s.requests, errors: s.errors_by_kind.clone() }))
+        .map(|s| {
+            Ok(StepTally {
+                latencies: s.latency.latencies()?,
+                ok: s.requests,
+                errors: s.errors_by_kind.clone(),
+                unfinished: s.unfinished_age.latencies()?,
+            })
+        })
         .collect::<Result<_>>()?;
     let first_errors = r
         .error_messages

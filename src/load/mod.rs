@@ -199,7 +199,7 @@ pub fn load_command(plan: &LoadPlan, json: Option<&Path>) -> Result<ExitCode> {
     for warning in &report.warnings {
         eprintln!("concur: warning: {warning}");
     }
-    if report.requests == 0 && report.errors > 0 {
+    if report.requests == 0 && (report.errors > 0 || report.unfinished > 0) {
         bail!("{}", human::no_success(&report));
     }
     write!(human, "{}", human::summary(&report))?;

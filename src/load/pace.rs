@@ -86,13 +86,14 @@ impl Pace {
         }
     }
 
-    /// Open loop: the sends still owed at `end` by a user whose next unsent request
-    /// was intended at `unsent`.
-    pub fn owed(&self, unsent: u64, end: u64) -> u64 {
-        match *self {
-            Pace::Open { interval_ns, .. } if unsent < end => (end - unsent) / interval_ns + 1,
-            _ => 0,
-        }
+    /// Open loop: the intended times of the sends still owed at `end` by a user
+    /// whose next unsent request was intended at `unsent`; none in a closed loop.
+    pub fn owed_times(&self, unsent: u64, end: u64) -> impl Iterator<Item = u64> {
+        let (count, interval_ns) = match *self {
+            Pace::Open { interval_ns, .. } if unsent < end => ((end - unsent) / interval_ns + 1, interval_ns),
+            _ => (0, 1),
+        };
+        (0..count).map(move |k| unsent + k * interval_ns)
     }
 }
 
@@ -138,7 +139,8 @@ mod tests {
         assert_eq!(pace.next(&mut schedule, 999_999_999, false), 100);
         assert_eq!(schedule, 10_000_100);
         assert_eq!(pace.origin(100, 5_000), 100);
-        assert_eq!(pace.owed(0, 25_000_000), 3);
+        assert_eq!(pace.owed_times(0, 25_000_000).collect::<Vec<_>>(), [0, 10_000_000, 20_000_000]);
+        assert_eq!(Pace::new(None, 10, 0).owed_times(0, 25_000_000).count(), 0);
     }
 
     #[test]

@@ -44,8 +44,17 @@ pub struct LoadReport {
     /// `requests / elapsed_s`: successes only.
     pub requests_per_s: f64,
     pub bytes_per_s: f64,
-    /// Latency of the successful responses, all steps together.
+    /// Latency of the successful responses, all steps together; its percentiles
+    /// count the unanswered requests as censored values (`stats::censored`).
     pub latency: LatencyStats,
+    /// Requests left unanswered at the end: sent and not answered, and (open
+    /// loop) due on the schedule but never sent because the user was busy.
+    #[serde(default)]
+    pub unfinished: u64,
+    /// Their ages at the end: from the latency's origin (the send, or the
+    /// intended send in the open loop) to the end of the measurement.
+    #[serde(default)]
+    pub unfinished_age: LatencyStats,
     pub errors_by_kind: ErrorCounts,
     /// The first message seen for each error kind, e.g. `connect: Connection refused (os error 111)`.
     pub error_messages: BTreeMap<String, String>,
@@ -94,6 +103,10 @@ pub struct StepReport {
     pub errors: u64,
     pub errors_by_kind: ErrorCounts,
     pub latency: LatencyStats,
+    #[serde(default)]
+    pub unfinished: u64,
+    #[serde(default)]
+    pub unfinished_age: LatencyStats,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,6 +162,7 @@ pub(crate) fn sum(steps: usize, start_ns: u64, outcomes: impl IntoIterator<Item 
     for outcome in outcomes {
         for (sum, part) in total.steps.iter_mut().zip(&outcome.steps) {
             sum.latencies.add(&part.latencies)?;
+            sum.unfinished.add(&part.unfinished)?;
             sum.ok += part.ok;
             sum.errors.merge(&part.errors);
         }
@@ -204,6 +218,8 @@ pub(crate) fn make(plan: &LoadPlan, facts: RunFacts, total: Outcome) -> Result<L
         requests_per_s: 0.0,
         bytes_per_s: 0.0,
         latency: Latencies::new().stats(),
+        unfinished: 0,
+        unfinished_age: Latencies::new().stats(),
         errors_by_kind: ErrorCounts::default(),
         error_messages: BTreeMap::new(),
         rate: plan.rate.map(|target| RateCheck { target_per_s: target, sent: 0, owed: 0, sent_per_s: 0.0, reached: false }),
@@ -219,6 +235,8 @@ pub(crate) fn make(plan: &LoadPlan, facts: RunFacts, total: Outcome) -> Result<L
                 errors: 0,
                 errors_by_kind: ErrorCounts::default(),
                 latency: Latencies::new().stats(),
+                unfinished: 0,
+                unfinished_age: Latencies::new().stats(),
             })
             .collect(),
         timeline: Vec::new(),
@@ -255,19 +273,23 @@ impl LoadReport {
             step.requests = tally.ok;
             step.errors = tally.errors.total();
             step.errors_by_kind = tally.errors.clone();
-            step.latency = tally.latencies.stats();
+            step.latency = tally.latencies.stats_with_unfinished(&tally.unfinished);
+            step.unfinished = tally.unfinished.count();
+            step.unfinished_age = tally.unfinished.stats();
         }
-        let latencies: Vec<Latencies> = total.steps.into_iter().map(|t| t.latencies).collect();
-        self.derive(&latencies)
+        self.derive(&total.steps)
     }
 
     /// Computes the totals and rates from the steps, counters and elapsed time.
-    pub(crate) fn derive(&mut self, step_latencies: &[Latencies]) -> Result<()> {
-        let mut all = Latencies::new();
-        for l in step_latencies {
-            all.add(l)?;
+    fn derive(&mut self, steps: &[StepTally]) -> Result<()> {
+        let (mut all, mut unfinished) = (Latencies::new(), Latencies::new());
+        for step in steps {
+            all.add(&step.latencies)?;
+            unfinished.add(&step.unfinished)?;
         }
-        self.latency = all.stats();
+        self.latency = all.stats_with_unfinished(&unfinished);
+        self.unfinished = unfinished.count();
+        self.unfinished_age = unfinished.stats();
         self.requests = self.steps.iter().map(|s| s.requests).sum();
         self.errors_by_kind = ErrorCounts::default();
         for step in &self.steps {
@@ -286,10 +308,5 @@ impl LoadReport {
             rate.reached = rate.owed * 100 <= rate.sent + rate.owed;
         }
         Ok(())
-    }
-
-    /// The steps' latency histograms, decoded.
-    pub fn step_latencies(&self) -> Result<Vec<Latencies>> {
-        self.steps.iter().map(|s| s.latency.latencies()).collect()
     }
 }

@@ -64,6 +64,8 @@ pub struct StepTally {
     pub latencies: Latencies,
     pub ok: u64,
     pub errors: ErrorCounts,
+    /// Ages at the end of the requests left unanswered (`unfinished`).
+    pub unfinished: Latencies,
 }
 
 /// What a worker hands back when its loop ends.
@@ -388,7 +390,10 @@ impl<'a> Worker<'a> {
                 Feed::Done { status, keep_alive, rest: 0 } => return self.complete(i, status, keep_alive, now, arrived),
                 Feed::Done { .. } | Feed::Invalid => return self.fail(i, ErrorKind::Parse, now, None),
             }
-            if n < self.buf.len() {
+            // A short read means the socket is drained, except of a close that came with the
+            // data: edge-triggered, it raises no new event, and a body that ends at the close
+            // would wait for it until the timeout. Such a body reads on until the close.
+            if n < self.buf.len() && !self.conns[i].parser.until_close() {
                 return;
             }
         }
@@ -540,17 +545,38 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Records, per step, the age at `end` of every request left unanswered:
+    /// each one sent (or being connected) and not answered, whatever phase it
+    /// began in (a request sent in the warm-up and never answered waited
+    /// through the whole measurement), and in the open loop each send the
+    /// schedule owed but the busy user never started. Returns the sends owed.
+    fn count_unfinished(&mut self, end: u64) -> u64 {
+        let pace = self.shared.pace;
+        let steps = self.steps.len();
+        let mut owed = 0;
+        for c in &self.conns {
+            if c.state == State::Done {
+                continue;
+            }
+            let age_us = |origin: u64| (end.saturating_sub(origin) + 500) / 1000;
+            if c.in_flight() {
+                self.steps[c.step].unfinished.record_us(age_us(c.origin));
+            }
+            // The first unsent request is the waiting user's current step, or the one after a request in flight.
+            let (unsent, first_step) = if c.state == State::Waiting { (c.intended, c.step) } else { (c.schedule, c.step + 1) };
+            for (k, intended) in pace.owed_times(unsent, end).enumerate() {
+                self.steps[(first_step + k) % steps].unfinished.record_us(age_us(intended));
+                owed += 1;
+            }
+        }
+        owed
+    }
+
     fn finish(mut self, warnings: Vec<String>) -> Outcome {
         let end_ns = sys::now_ns();
         let cpu = CpuTime::thread().since(self.cpu_start);
         let end = self.shared.phase.deadline().map_or(end_ns, |d| d.min(end_ns));
-        let pace = self.shared.pace;
-        let owed = self
-            .conns
-            .iter()
-            .filter(|c| c.state != State::Done)
-            .map(|c| pace.owed(if c.state == State::Waiting { c.intended } else { c.schedule }, end))
-            .sum();
+        let owed = self.count_unfinished(end);
         self.publish();
         Outcome {
             steps: self.steps,

@@ -8,7 +8,7 @@
 use super::document::Block;
 use super::model::{Cell, Group, Model, cores_text};
 use super::spread::Summary;
-use super::table::{Table, ms, rate};
+use super::table::{Table, ms_bounded, rate, thousands};
 use super::tables::{flags, noted};
 
 /// Core counts side by side in one table; more continue in another table.
@@ -17,8 +17,10 @@ const CORES_PER_TABLE: usize = 3;
 const HOW_TO_READ: &str = "Each scenario's implementations ranked by median successful requests per second over repeats, \
     at each server core count. [a–b] is the 95% bootstrap interval of that median: where two intervals overlap the data \
     cannot order the two, so an implementation whose interval overlaps the one ranked just above it shares its rank \
-    (=3: tied for third). p99 is the median over repeats of each repeat's 99th-percentile latency. \
-    The sentences are written by concur report from the same numbers.";
+    (=3: tied for third). p99 is the median over repeats of each repeat's 99th-percentile latency, counting \
+    the requests still unanswered when a measurement ended as lasting at least their age (Kaplan–Meier): \
+    \"> x\" is a percentile only known to be at least x, because it falls among unanswered requests, \
+    and such a p99 never ranks above a known one. The sentences are written by concur report from the same numbers.";
 
 /// The section, or nothing when the run holds no measured point.
 pub fn blocks(model: &Model) -> Vec<Block> {
@@ -85,7 +87,7 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
                 Some(c) => {
                     row.push(rank_text(c));
                     row.push(c.throughput.map_or("—".into(), |t| format!("{}{}", rate(t.median), interval(&t))) + &flags(c));
-                    row.push(c.p99_ms.map_or("—".into(), |s| ms(s.median)));
+                    row.push(c.p99_ms.map_or("—".into(), |s| ms_bounded(s.median, c.p99_bound)));
                 }
                 None => row.extend(["—".to_string(), "—".to_string(), "—".to_string()]),
             }
@@ -129,15 +131,8 @@ pub fn sentence(model: &Model, g: &Group, k: u32) -> String {
             }
         }
     }
-    let p99: Vec<(&Cell, f64)> = ranked.iter().filter_map(|c| c.p99_ms.map(|s| (*c, s.median))).collect();
-    let low = p99.iter().min_by(|a, b| a.1.total_cmp(&b.1));
-    let high = p99.iter().max_by(|a, b| a.1.total_cmp(&b.1));
-    match (low, high) {
-        (Some(l), Some(h)) if p99.len() > 1 && ms(l.1) == ms(h.1) => parts.push(format!("p99 is {} ms for every one", ms(l.1))),
-        (Some(l), Some(h)) if p99.len() > 1 => parts.push(format!("p99 ranges from {} ms ({}) to {} ms ({})", ms(l.1), label(l.0), ms(h.1), label(h.0))),
-        (Some(l), _) => parts.push(format!("p99 {} ms", ms(l.1))),
-        _ => {}
-    }
+    parts.extend(p99_range(&ranked, &label));
+    parts.extend(ranked.iter().filter_map(|c| left_waiting(c, &label)));
     let saturated: Vec<String> = ranked.iter().filter(|c| c.saturated > 0).map(|c| label(c)).collect();
     if !saturated.is_empty() {
         parts.push(format!("⚠ the load generator was the limit for {} (see Warnings)", names(&saturated)));
@@ -147,6 +142,34 @@ pub fn sentence(model: &Model, g: &Group, k: u32) -> String {
         parts.push(format!("{} could not be measured", names(&failed)));
     }
     format!("{at}: {}.", parts.join("; "))
+}
+
+/// `p99 ranges from 1.2 ms (a) to > 6,000 ms (b)`: a p99 known only as a lower bound
+/// comes after every known one, whatever its value.
+fn p99_range(ranked: &[&Cell], label: &dyn Fn(&Cell) -> String) -> Option<String> {
+    let p99: Vec<(&Cell, (bool, f64))> = ranked.iter().filter_map(|c| c.p99_key().map(|k| (*c, k))).collect();
+    let order = |a: &(bool, f64), b: &(bool, f64)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1));
+    let (l, lk) = *p99.iter().min_by(|a, b| order(&a.1, &b.1))?;
+    let (h, hk) = *p99.iter().max_by(|a, b| order(&a.1, &b.1))?;
+    let show = |(bound, v): (bool, f64)| format!("{} ms", ms_bounded(v, bound));
+    Some(match p99.len() {
+        1 => format!("p99 {}", show(lk)),
+        _ if show(lk) == show(hk) => format!("p99 is {} for every one", show(lk)),
+        _ => format!("p99 ranges from {} ({}) to {} ({})", show(lk), label(l), show(hk), label(h)),
+    })
+}
+
+/// `rust-threadpool left 744 of its 1,000 clients waiting longer than any answered request (up to 6.0 s)`.
+fn left_waiting(c: &Cell, label: &dyn Fn(&Cell) -> String) -> Option<String> {
+    let (n, oldest_us) = c.waiting?;
+    let clients = c.points.iter().map(|p| p.connections).max().unwrap_or_default();
+    Some(format!(
+        "{} left {} of its {} clients waiting longer than any answered request (up to {:.1} s)",
+        label(c),
+        thousands(n),
+        thousands(u64::from(clients)),
+        oldest_us as f64 / 1e6
+    ))
 }
 
 /// `4 are tied for third, 2 for seventh`: the shared ranks below the first.
@@ -202,6 +225,52 @@ fn ordinal(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::Latencies;
+    use crate::store::{PointRecord, RunData, RunInfo};
+
+    /// A longpoll point with 1,000 clients: `answered` of them answered at 5.02 s, the rest
+    /// waiting the whole 6 s, and each answered client's next poll 0.98 s old at the end.
+    fn longpoll(name: &str, answered: u64) -> PointRecord {
+        let (mut done, mut waiting) = (Latencies::new(), Latencies::new());
+        for i in 0..answered {
+            done.record_us(5_018_000 + i);
+            waiting.record_us(980_000);
+        }
+        for _ in answered..1000 {
+            waiting.record_us(6_000_000);
+        }
+        PointRecord {
+            key: format!("{name}/longpoll/cores=2/c=1000/r1"),
+            implementation: name.into(),
+            scenario: "longpoll".into(),
+            cores: 2,
+            connections: 1000,
+            level: "c=1000".into(),
+            repeat: 1,
+            duration_s: 6.0,
+            successes: answered,
+            requests: answered,
+            latency: done.stats_with_unfinished(&waiting),
+            unfinished_age: waiting.stats(),
+            ..PointRecord::default()
+        }
+    }
+
+    /// make bench ranked rust-threadpool's longpoll p99 the best of all 18 (5,022 ms) while it
+    /// left 744 of its 1,000 clients waiting: a lower bound now, after every known p99, and said.
+    #[test]
+    fn a_server_that_left_clients_waiting_is_never_ranked_best_on_latency() {
+        let run = RunInfo::starting("quick".into(), "k".into(), serde_json::json!({}), Default::default(), vec![]);
+        let points = vec![longpoll("go-nethttp", 1000), longpoll("rust-threadpool", 256)];
+        let model = Model::new(RunData { run, implementations: vec![], points });
+        let g = &model.groups[0];
+        let starved = g.cell("rust-threadpool", 2).unwrap();
+        assert!(starved.p99_bound && !g.cell("go-nethttp", 2).unwrap().p99_bound);
+        let text = sentence(&model, g, 2);
+        assert!(text.contains("p99 ranges from 5,022 ms (go-nethttp) to > 6,001 ms (rust-threadpool)"), "{text}");
+        assert!(text.contains("rust-threadpool left 744 of its 1,000 clients waiting longer than any answered request (up to 6.0 s)"), "{text}");
+        assert!(!text.contains("go-nethttp left"), "its young polls in flight are not clients left waiting: {text}");
+    }
 
     #[test]
     fn words_for_ranks_and_ratios() {

@@ -8,7 +8,7 @@
 use super::document::Block;
 use super::glance::{interval, rank_text};
 use super::model::{Model, cores_text};
-use super::table::{Table, ms, rate};
+use super::table::{Table, ms_bounded, rate};
 use super::tables;
 use crate::store::{ImplRecord, ImplStatus};
 
@@ -101,8 +101,8 @@ fn results(model: &Model, name: &str) -> Table {
                 cores_text(k),
                 rank,
                 thr,
-                show(c.p50_ms, ms),
-                show(c.p99_ms, ms),
+                c.p50_ms.map_or("—".into(), |s| ms_bounded(s.median, c.p50_bound)),
+                c.p99_ms.map_or("—".into(), |s| ms_bounded(s.median, c.p99_bound)),
                 show(c.rss_peak_mib, |v| format!("{v:.1}")),
                 show(c.cpu_util, |v| format!("{:.0}%", v * 100.0)),
             ]);

@@ -55,6 +55,14 @@ pub struct Cell {
     pub throughput: Option<Summary>,
     pub p50_ms: Option<Summary>,
     pub p99_ms: Option<Summary>,
+    /// Some repeat's p50 (p99) is only a lower bound, requests having been left
+    /// unanswered: the cell's figure is then a lower bound too (`> x`), and it
+    /// never ranks above an exact one on latency.
+    pub p50_bound: bool,
+    pub p99_bound: bool,
+    /// The repeat that left the most clients waiting longer than any request
+    /// was answered: how many, and the oldest's age in µs.
+    pub waiting: Option<(u64, u64)>,
     pub rss_peak_mib: Option<Summary>,
     pub cpu_util: Option<Summary>,
     /// The highest median throughput at this core count.
@@ -140,6 +148,11 @@ impl Cell {
         self.throughput.map_or(0.0, |t| t.median)
     }
 
+    /// The cell's p99 as an order on latency: a lower bound after every exact value.
+    pub fn p99_key(&self) -> Option<(bool, f64)> {
+        self.p99_ms.map(|s| (self.p99_bound, s.median))
+    }
+
     /// The latencies of every repeat merged into one histogram.
     pub fn merged_latencies(&self) -> Option<Latencies> {
         let mut all = Latencies::new();
@@ -189,6 +202,9 @@ fn cell(name: &str, cores: u32, repeats: &[&PointRecord]) -> Cell {
         throughput: summary(&|p| p.throughput()),
         p50_ms: summary(&|p| ms(p.latency.p50_us)),
         p99_ms: summary(&|p| ms(p.latency.p99_us)),
+        p50_bound: ok.iter().any(|p| p.latency.is_lower_bound("p50")),
+        p99_bound: ok.iter().any(|p| p.latency.is_lower_bound("p99")),
+        waiting: ok.iter().filter_map(|p| waiting(p)).max(),
         rss_peak_mib: summary(&|p| p.server.rss_peak_bytes as f64 / (1u64 << 20) as f64),
         cpu_util: summary(&|p| p.server.cpu_util),
         points: ok.into_iter().cloned().collect(),
@@ -197,6 +213,20 @@ fn cell(name: &str, cores: u32, repeats: &[&PointRecord]) -> Cell {
         rank: None,
         tied: false,
     }
+}
+
+/// The clients `p` left waiting longer than any request it answered (all the
+/// unanswered ones when none was answered), with the oldest's age: the
+/// clients a server starved, as against the ones merely in the middle of a
+/// request when the measurement ended.
+pub fn waiting(p: &PointRecord) -> Option<(u64, u64)> {
+    if p.latency.lower_bounds.is_empty() {
+        return None;
+    }
+    let answered = if p.latency.count > 0 { p.latency.max_us } else { 0 };
+    let ages = p.unfinished_age.latencies().ok()?;
+    let n: u64 = ages.recorded().into_iter().filter(|&(age, _)| age > answered).map(|(_, n)| n).sum();
+    (n > 0).then_some((n, ages.max()))
 }
 
 /// Marks the best throughput at one core count, and the cells within noise of it.

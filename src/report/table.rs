@@ -155,6 +155,12 @@ pub fn ms(x: f64) -> String {
     }
 }
 
+/// Milliseconds as [`ms`], or `> 6,000` when the value is only a lower bound
+/// (a percentile among requests left unanswered, `stats::censored`).
+pub fn ms_bounded(x: f64, lower_bound: bool) -> String {
+    if lower_bound { format!("> {}", ms(x)) } else { ms(x) }
+}
+
 /// `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -7,7 +7,7 @@
 
 use super::model::{Cell, Group, KNOWN_NOTE, Model, cores_text};
 use super::spread::Summary;
-use super::table::{Table, mib, ms, rate, spread};
+use super::table::{Table, mib, ms, ms_bounded, rate, spread};
 use crate::store::PointRecord;
 
 /// What the marks in a cell mean, said once under each table that has them.
@@ -67,7 +67,11 @@ pub fn latency(model: &Model, g: &Group) -> Table {
     for _ in &g.cores {
         header.extend(["p50".to_string(), "p99".to_string()]);
     }
-    let note = noted(model, "Milliseconds, median over repeats of each repeat's percentile, ± half their range.");
+    let note = noted(
+        model,
+        "Milliseconds, median over repeats of each repeat's percentile, ± half their range; > x: only known to be at least x \
+         (requests were still unanswered when a measurement ended).",
+    );
     let mut t = Table { header, ..Table::new(format!("{}: latency p50 and p99 (ms)", g.title()), &[]) }.note(note).group("", 1);
     for &k in &g.cores {
         t = t.group(cores_text(k), 2);
@@ -76,9 +80,9 @@ pub fn latency(model: &Model, g: &Group) -> Table {
         let mut row = vec![model.label(name)];
         for &k in &g.cores {
             let cell = g.cell(name, k);
-            let show = |s: Option<&Summary>| s.map_or("—".into(), |s| format!("{}{}", ms(s.median), spread(s)));
-            row.push(show(cell.and_then(|c| c.p50_ms.as_ref())));
-            row.push(show(cell.and_then(|c| c.p99_ms.as_ref())));
+            let show = |s: Option<&Summary>, bound: bool| s.map_or("—".into(), |s| format!("{}{}", ms_bounded(s.median, bound), spread(s)));
+            row.push(show(cell.and_then(|c| c.p50_ms.as_ref()), cell.is_some_and(|c| c.p50_bound)));
+            row.push(show(cell.and_then(|c| c.p99_ms.as_ref()), cell.is_some_and(|c| c.p99_bound)));
         }
         t.row(row);
     }
@@ -187,8 +191,8 @@ pub fn points(model: &Model, name: &str) -> Table {
             key,
             rate(p.throughput()),
             p.errors_total.to_string(),
-            ms(p.latency.p50_us as f64 / 1000.0),
-            ms(p.latency.p99_us as f64 / 1000.0),
+            ms_bounded(p.latency.p50_us as f64 / 1000.0, p.latency.is_lower_bound("p50")),
+            ms_bounded(p.latency.p99_us as f64 / 1000.0, p.latency.is_lower_bound("p99")),
             ms(p.latency.max_us as f64 / 1000.0),
             mib(p.server.rss_peak_bytes),
             mib(p.server.rss_mean_bytes),

@@ -90,6 +90,7 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
     point.errors_total = report.errors;
     point.errors = errors(&report.errors_by_kind);
     point.latency = report.latency.clone();
+    point.unfinished_age = report.unfinished_age.clone();
     point.steps = report
         .steps
         .iter()
@@ -97,6 +98,7 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
         .collect();
     point.timeline = report.timeline.iter().map(|s| SecondRecord { requests: s.requests, errors: s.errors }).collect();
     point.warnings.extend(report.warnings.iter().cloned());
+    point.warnings.extend(unfinished_warning(report));
     if let Some(rate) = report.rate.as_ref().filter(|r| !r.reached) {
         point.warnings.push(format!("the target rate of {:.0}/s was not reached: {:.0}/s were sent", rate.target_per_s, rate.sent_per_s));
     }
@@ -106,6 +108,21 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
         point.warnings.extend(warmup_warning(asked, w));
     }
     point.load_report = serde_json::to_value(report).ok();
+}
+
+/// Requests left unanswered in such numbers or for so long that some percentiles are only known as lower bounds.
+fn unfinished_warning(report: &LoadReport) -> Option<String> {
+    let bounds = &report.latency.lower_bounds;
+    if bounds.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} requests were unanswered at the end, the oldest for {:.1} s: {} {} only known to be at least that",
+        report.unfinished,
+        report.unfinished_age.max_us as f64 / 1e6,
+        bounds.join(", "),
+        if bounds.len() == 1 { "is" } else { "are" }
+    ))
 }
 
 /// A warm-up that ran to its maximum without throughput becoming steady; `asked` is the

@@ -57,9 +57,49 @@ impl Slo {
         Ok(Slo { bounds })
     }
 
-    /// The first term `latency` breaks, with the value it had.
-    pub fn check(&self, latency: &LatencyStats) -> Option<(&Bound, u64)> {
-        self.bounds.iter().map(|b| (b, value(latency, &b.percentile))).find(|(b, v)| *v > b.limit_us)
+    /// The first term `latency` breaks: its percentile over the limit, or only
+    /// known to be at least a value (requests left unanswered), which cannot
+    /// show that it is within.
+    pub fn check(&self, latency: &LatencyStats) -> Option<Breach<'_>> {
+        self.bounds
+            .iter()
+            .map(|bound| Breach { bound, value: value(latency, &bound.percentile), lower_bound: is_lower_bound(latency, &bound.percentile) })
+            .find(|b| b.value > b.bound.limit_us || b.lower_bound)
+    }
+
+    /// The loosest limit: a request unanswered for longer breaks every term it could belong to.
+    pub fn widest_us(&self) -> u64 {
+        self.bounds.iter().map(|b| b.limit_us).max().unwrap_or(0)
+    }
+}
+
+/// A term a step's latencies break.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Breach<'a> {
+    pub bound: &'a Bound,
+    /// The percentile's value, or its lower bound.
+    pub value: u64,
+    /// Only a lower bound is known (`LatencyStats::lower_bounds`).
+    pub lower_bound: bool,
+}
+
+impl fmt::Display for Breach<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (p, ms) = (&self.bound.percentile, |us: u64| format!("{:.2} ms", us as f64 / 1000.0));
+        if self.lower_bound {
+            write!(f, "{p} > {} (requests left unanswered), not shown within the bound {}", ms(self.value), ms(self.bound.limit_us))
+        } else {
+            write!(f, "{p} {} over the bound {}", ms(self.value), ms(self.bound.limit_us))
+        }
+    }
+}
+
+/// Whether `percentile` (as written in a bound) is only a lower bound in `latency`.
+pub fn is_lower_bound(latency: &LatencyStats, percentile: &str) -> bool {
+    match percentile {
+        "max" => latency.unfinished > 0 && !latency.lower_bounds.is_empty(),
+        "p99.9" => latency.is_lower_bound("p999"),
+        p => latency.is_lower_bound(p),
     }
 }
 
@@ -135,7 +175,19 @@ mod tests {
         let slo = Slo::parse("p50<=1ms,p99<=10ms").unwrap();
         let lat = |p50, p99| LatencyStats { p50_us: p50, p99_us: p99, ..LatencyStats::default() };
         assert_eq!(slo.check(&lat(900, 10_000)), None);
-        let (b, v) = slo.check(&lat(900, 12_000)).unwrap();
+        let Breach { bound: b, value: v, .. } = slo.check(&lat(900, 12_000)).unwrap();
         assert_eq!((b.percentile.as_str(), v), ("p99", 12_000));
+    }
+
+    /// A p99 known only to be at least 8 ms (requests left unanswered) is not
+    /// within 10 ms: nothing shows it is.
+    #[test]
+    fn a_percentile_known_only_as_a_lower_bound_breaks_its_term() {
+        let slo = Slo::parse("p99<=10ms").unwrap();
+        let lat = LatencyStats { p99_us: 8_000, unfinished: 40, lower_bounds: vec!["p99".into(), "p999".into()], ..LatencyStats::default() };
+        let breach = slo.check(&lat).unwrap();
+        assert!(breach.lower_bound);
+        assert_eq!(breach.to_string(), "p99 > 8.00 ms (requests left unanswered), not shown within the bound 10.00 ms");
+        assert!(is_lower_bound(&lat, "p99.9") && !is_lower_bound(&lat, "p50"));
     }
 }

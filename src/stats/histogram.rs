@@ -34,6 +34,11 @@ impl Latencies {
         self.0.len()
     }
 
+    /// The largest value recorded (at the histogram's resolution); 0 when empty.
+    pub fn max(&self) -> u64 {
+        if self.0.is_empty() { 0 } else { self.0.max() }
+    }
+
     /// Adds every recorded value of `other`; exact, whatever process recorded it.
     pub fn add(&mut self, other: &Latencies) -> anyhow::Result<()> {
         self.0.add(&other.0).map_err(|e| anyhow::anyhow!("cannot merge latency histograms: {e:?}"))
@@ -81,14 +86,18 @@ impl Latencies {
             p90_us: q(0.90),
             p99_us: q(0.99),
             p999_us: q(0.999),
-            max_us: if empty { 0 } else { h.max() },
+            max_us: self.max(),
             histogram: self.encode(),
+            unfinished: 0,
+            lower_bounds: Vec::new(),
         }
     }
 }
 
 /// The latency of successful responses: a summary for readers and the full
 /// histogram for merging. Values are the histogram's (3 significant digits).
+/// With unanswered requests (`unfinished` > 0) the percentiles count them as
+/// censored values (`censored`); the other figures are the answered ones'.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyStats {
     /// Number of latencies recorded.
@@ -104,11 +113,25 @@ pub struct LatencyStats {
     pub max_us: u64,
     /// HdrHistogram V2 deflate encoding, base64; `Latencies::decode` reads it.
     pub histogram: String,
+    /// Requests unanswered at the end, counted in the percentiles as "at least their age".
+    #[serde(default)]
+    pub unfinished: u64,
+    /// The percentiles (`p50` … `p999`) whose value is only a lower bound: the
+    /// oldest unanswered request's age, because they fall among unanswered requests.
+    #[serde(default)]
+    pub lower_bounds: Vec<String>,
 }
 
 impl LatencyStats {
+    /// The histogram, decoded; empty when there is none (a summary written
+    /// before the field existed, e.g. an old report's `unfinished_age`).
     pub fn latencies(&self) -> anyhow::Result<Latencies> {
-        Latencies::decode(&self.histogram)
+        if self.histogram.is_empty() { Ok(Latencies::new()) } else { Latencies::decode(&self.histogram) }
+    }
+
+    /// Whether percentile `name` (`p50` … `p999`) is only a lower bound.
+    pub fn is_lower_bound(&self, name: &str) -> bool {
+        self.lower_bounds.iter().any(|p| p == name)
     }
 }
 

@@ -1,14 +1,17 @@
 //! Statistics of a load run, kept so that runs merge exactly: latency
 //! histograms (HDR, microseconds, 3 significant digits) that serialize to the
 //! standard compressed V2 form, error counts by kind, and a per-second
-//! timeline. The load generator records into these types on its hot path and
+//! timeline, and percentiles that count the requests a run left unanswered
+//! (`censored`). The load generator records into these types on its hot path and
 //! merges them after its workers join; `concur merge` merges them across
 //! processes and machines from the JSON the generator writes.
 
+mod censored;
 mod errors;
 mod histogram;
 mod timeline;
 
+pub use censored::{Estimate, PERCENTILES, quantiles};
 pub use errors::{ErrorCounts, ErrorKind};
 pub use histogram::{Latencies, LatencyStats, MAX_LATENCY_US};
 pub use timeline::{Second, Timeline};

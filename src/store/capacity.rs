@@ -110,8 +110,11 @@ pub struct StepRecord {
     pub successes: u64,
     pub errors_total: u64,
     pub errors: BTreeMap<String, u64>,
-    /// Without its histogram.
+    /// Without its histogram; its percentiles count the unanswered requests (`latency.unfinished`).
     pub latency: LatencyStats,
+    /// The oldest unanswered request's age at the step's end; 0 when none.
+    #[serde(default)]
+    pub unfinished_max_us: u64,
     pub server_cpu_util: f64,
     pub rss_peak_bytes: u64,
     pub gen_cpu_util: f64,
@@ -146,8 +149,8 @@ impl Store {
             .execute(
                 "INSERT INTO capacity_steps (search_id, n, rate, sent_per_s, duration_s, requests, successes, errors_total, errors,
                      lat_count, lat_mean_us, lat_p50_us, lat_p75_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us,
-                     server_cpu_util, rss_peak_bytes, gen_cpu_util, gen_saturated, verdict, reason)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+                     server_cpu_util, rss_peak_bytes, gen_cpu_util, gen_saturated, verdict, reason, lat_unfinished, lat_lower_bounds, unfinished_max_us)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
                 params![
                     search_id,
                     s.n,
@@ -171,7 +174,10 @@ impl Store {
                     s.gen_cpu_util,
                     s.gen_saturated,
                     s.verdict,
-                    s.reason
+                    s.reason,
+                    l.unfinished as i64,
+                    serde_json::to_string(&l.lower_bounds)?,
+                    s.unfinished_max_us as i64
                 ],
             )
             .with_context(|| format!("writing capacity step {} to {}", s.n, self.path.display()))?;
@@ -256,8 +262,11 @@ impl Store {
                         p99_us: r.get::<_, i64>("lat_p99_us")? as u64,
                         p999_us: r.get::<_, i64>("lat_p999_us")? as u64,
                         max_us: r.get::<_, i64>("lat_max_us")? as u64,
+                        unfinished: r.get::<_, i64>("lat_unfinished")? as u64,
+                        lower_bounds: serde_json::from_str(&r.get::<_, String>("lat_lower_bounds")?).map_err(super::json_err)?,
                         ..LatencyStats::default()
                     },
+                    unfinished_max_us: r.get::<_, i64>("unfinished_max_us")? as u64,
                     server_cpu_util: r.get("server_cpu_util")?,
                     rss_peak_bytes: r.get::<_, i64>("rss_peak_bytes")? as u64,
                     gen_cpu_util: r.get("gen_cpu_util")?,
@@ -282,11 +291,13 @@ mod tests {
         let path = dir.path().join("old.db");
         let run = RunInfo::starting("quick".into(), "k".into(), serde_json::json!({}), Default::default(), vec![]);
         let run_id = Store::open(&path).unwrap().insert_run(&run).unwrap();
-        // What a concur from before V5 left: no capacity tables (nor V6's generator columns), version 4.
+        // What a concur from before V5 left: no capacity tables (nor V6's generator columns, nor V7's unfinished ones), version 4.
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
             "DROP TABLE capacity_steps; DROP TABLE capacity_searches; \
-             ALTER TABLE points DROP COLUMN generator; ALTER TABLE points DROP COLUMN gen_version; PRAGMA user_version = 4;",
+             ALTER TABLE points DROP COLUMN generator; ALTER TABLE points DROP COLUMN gen_version; \
+             ALTER TABLE points DROP COLUMN lat_unfinished; ALTER TABLE points DROP COLUMN lat_lower_bounds; \
+             ALTER TABLE points DROP COLUMN unfinished_age; PRAGMA user_version = 4;",
         )
         .unwrap();
         drop(conn);

@@ -10,7 +10,8 @@ const COLUMNS: &str = "key, implementation, scenario, cores, connections, rate, 
     requests, successes, errors_total, errors,
     lat_count, lat_min_us, lat_mean_us, lat_stdev_us, lat_p50_us, lat_p75_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, histogram,
     steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes, processes_max, server_samples,
-    gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report, keepalive, generator, gen_version";
+    gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report, keepalive, generator, gen_version,
+    lat_unfinished, lat_lower_bounds, unfinished_age";
 
 pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result<()> {
     let (l, s, g) = (&p.latency, &p.server, &p.generator);
@@ -19,7 +20,8 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             :started_at, :warmup_s, :duration_s, :error, :requests, :successes, :errors_total, :errors,
             :lat_count, :lat_min_us, :lat_mean_us, :lat_stdev_us, :lat_p50_us, :lat_p75_us, :lat_p90_us, :lat_p99_us, :lat_p999_us, :lat_max_us, :histogram,
             :steps, :timeline, :server_cpu_s, :server_cpu_util, :rss_peak_bytes, :rss_mean_bytes, :processes_max, :server_samples,
-            :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report, :keepalive, :generator, :gen_version)"
+            :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report, :keepalive, :generator, :gen_version,
+            :lat_unfinished, :lat_lower_bounds, :unfinished_age)"
     );
     conn.execute(
         &sql,
@@ -38,6 +40,8 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             ":gen_cpus": serde_json::to_string(&g.cpus)?, ":gen_shared": g.shared, ":gen_cpu_s": g.cpu_seconds, ":gen_cpu_util": g.cpu_util,
             ":gen_saturated": g.saturated, ":warnings": serde_json::to_string(&p.warnings)?, ":load_report": p.load_report.as_ref().map(|v| v.to_string()),
             ":keepalive": p.keepalive, ":generator": g.kind.as_str(), ":gen_version": g.version,
+            ":lat_unfinished": l.unfinished as i64, ":lat_lower_bounds": serde_json::to_string(&l.lower_bounds)?,
+            ":unfinished_age": (l.unfinished > 0).then(|| serde_json::to_string(&p.unfinished_age)).transpose()?,
         },
     )?;
     Ok(())
@@ -89,7 +93,15 @@ fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
             p999_us: u64_col(r, "lat_p999_us")?,
             max_us: u64_col(r, "lat_max_us")?,
             histogram: r.get("histogram")?,
+            unfinished: u64_col(r, "lat_unfinished")?,
+            lower_bounds: json(r, "lat_lower_bounds")?,
         },
+        unfinished_age: r
+            .get::<_, Option<String>>("unfinished_age")?
+            .map(|t| serde_json::from_str(&t))
+            .transpose()
+            .map_err(json_err)?
+            .unwrap_or_default(),
         steps: json(r, "steps")?,
         timeline: json(r, "timeline")?,
         server: ServerUsage {

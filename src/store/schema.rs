@@ -12,7 +12,7 @@ pub const APPLICATION_ID: i32 = 0x636f_6e63;
 
 /// Migration N (1-based) brings a file from version N-1 to N. Never edit one
 /// that has shipped: add the next.
-pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6];
+pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6, V7];
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -106,6 +106,19 @@ const V4: &str = "ALTER TABLE points ADD COLUMN keepalive INTEGER NOT NULL DEFAU
 const V6: &str = "
 ALTER TABLE points ADD COLUMN generator TEXT NOT NULL DEFAULT 'concur-load' CHECK (generator IN ('concur-load', 'locust'));
 ALTER TABLE points ADD COLUMN gen_version TEXT NOT NULL DEFAULT '';
+";
+
+/// Requests left unanswered at a point's or a capacity step's end (spec/LOAD-JSON.md,
+/// `unfinished`): how many the percentiles count as censored, which percentiles
+/// are therefore lower bounds, and (points) the ages' summary with its histogram.
+/// Older points and steps counted none.
+const V7: &str = "
+ALTER TABLE points ADD COLUMN lat_unfinished INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN lat_lower_bounds TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE points ADD COLUMN unfinished_age TEXT;
+ALTER TABLE capacity_steps ADD COLUMN lat_unfinished INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE capacity_steps ADD COLUMN lat_lower_bounds TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE capacity_steps ADD COLUMN unfinished_max_us INTEGER NOT NULL DEFAULT 0;
 ";
 
 /// Brings the database at `path` up to the last of `migrations`.

@@ -266,7 +266,12 @@ pub struct PointRecord {
     pub errors_total: u64,
     /// Errors by kind: `connect`, `timeout`, `reset`, …, and `status 500` per unexpected status.
     pub errors: BTreeMap<String, u64>,
+    /// Latency of the successes; its percentiles count the requests left
+    /// unanswered (`latency.unfinished`) as censored values.
     pub latency: LatencyStats,
+    /// The ages at the end of the requests left unanswered (spec/LOAD-JSON.md, `unfinished_age`).
+    #[serde(default)]
+    pub unfinished_age: LatencyStats,
     pub steps: Vec<StepRecord>,
     pub timeline: Vec<SecondRecord>,
     pub server: ServerUsage,
@@ -303,6 +308,7 @@ impl Default for PointRecord {
             errors_total: 0,
             errors: BTreeMap::new(),
             latency: LatencyStats::default(),
+            unfinished_age: LatencyStats::default(),
             steps: Vec::new(),
             timeline: Vec::new(),
             server: ServerUsage::default(),

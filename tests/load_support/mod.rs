@@ -29,6 +29,15 @@ pub enum Behaviour {
     Close,
     /// Reads the request and never answers.
     Silent,
+    /// A pool of this many threads, each serving one connection until it closes
+    /// (rust-threadpool's model): later connections wait for a free thread, their
+    /// requests unread. Every request is answered after `delay`.
+    Pool { threads: usize, delay: Duration },
+    /// 200 with a body that ends when the server closes the connection: no
+    /// `Content-Length`, no chunked coding (RFC 9112 §6.3, the last rule).
+    UntilClose,
+    /// 200 with this `Content-Length` header value and no body.
+    Length(&'static str),
 }
 
 /// One request as the server saw it.
@@ -43,6 +52,9 @@ pub struct Seen {
 
 struct State {
     behaviour: Behaviour,
+    /// Free threads of `Behaviour::Pool`.
+    free: Mutex<usize>,
+    freed: std::sync::Condvar,
     requests: AtomicU64,
     connections: AtomicU64,
     first: OnceLock<Instant>,
@@ -59,8 +71,11 @@ impl TestServer {
     pub fn start(behaviour: Behaviour) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
+        let threads = if let Behaviour::Pool { threads, .. } = behaviour { threads } else { usize::MAX };
         let state = Arc::new(State {
             behaviour,
+            free: Mutex::new(threads),
+            freed: std::sync::Condvar::new(),
             requests: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             first: OnceLock::new(),
@@ -109,7 +124,18 @@ impl Drop for TestServer {
     }
 }
 
+/// Serves one connection, on one of the pool's threads when there is a pool.
 fn serve(stream: TcpStream, id: u64, state: &State) {
+    {
+        let mut free = state.freed.wait_while(state.free.lock().unwrap(), |free| *free == 0).unwrap();
+        *free -= 1;
+    }
+    serve_requests(stream, id, state);
+    *state.free.lock().unwrap() += 1;
+    state.freed.notify_one();
+}
+
+fn serve_requests(stream: TcpStream, id: u64, state: &State) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut writer = stream;
     let _ = writer.set_nodelay(true);
@@ -121,9 +147,17 @@ fn serve(stream: TcpStream, id: u64, state: &State) {
         state.requests.fetch_add(1, Ordering::SeqCst);
         let status = match state.behaviour {
             Behaviour::Hello => 200,
-            Behaviour::Delay(d) => {
-                std::thread::sleep(d);
+            Behaviour::Delay(delay) | Behaviour::Pool { delay, .. } => {
+                std::thread::sleep(delay);
                 200
+            }
+            Behaviour::UntilClose => {
+                let _ = writer.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nHello, World!");
+                return;
+            }
+            Behaviour::Length(value) => {
+                let _ = writer.write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {value}\r\n\r\n").as_bytes());
+                continue;
             }
             Behaviour::Stall { after, length } => {
                 let (start, end) = (first + after, first + after + length);

@@ -111,6 +111,7 @@ fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, succes
         errors_total: 0,
         errors: Default::default(),
         latency: lat,
+        unfinished_age: LatencyStats::default(),
         steps: vec![],
         timeline: vec![SecondRecord { requests: successes / 4, errors: 0 }; 4],
         server: ServerUsage {

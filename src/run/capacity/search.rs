@@ -284,6 +284,7 @@ fn step_record(spec: &SearchSpec, n: u32, rate: f64, point: &PointRecord, result
         errors_total: point.errors_total,
         errors: point.errors.clone(),
         latency,
+        unfinished_max_us: point.unfinished_age.max_us,
         server_cpu_util: point.server.cpu_util,
         rss_peak_bytes: point.server.rss_peak_bytes,
         gen_cpu_util: point.generator.cpu_util,
@@ -315,8 +316,17 @@ fn judge(spec: &SearchSpec, s: &StepRecord, reached: bool) -> (Verdict, Vec<Stri
         ));
         return (Verdict::Generator, reasons);
     }
-    if let Some((bound, value)) = spec.slo.check(&s.latency) {
-        reasons.push(format!("{} {} over the bound {}", bound.percentile, ms(value), ms(bound.limit_us)));
+    if let Some(breach) = spec.slo.check(&s.latency) {
+        reasons.push(breach.to_string());
+    }
+    // Unanswered past every limit, like an error: no latency the bound allows can come of it.
+    if s.unfinished_max_us > spec.slo.widest_us() {
+        reasons.push(format!(
+            "{} requests unanswered at the step's end, the oldest for {} (over {})",
+            s.latency.unfinished,
+            ms(s.unfinished_max_us),
+            ms(spec.slo.widest_us())
+        ));
     }
     if s.latency.count == 0 {
         reasons.push("no response".into());
