@@ -33,6 +33,11 @@ struct Fake {
 
 impl Fake {
     fn new(locust: PathBuf) -> Fake {
+        Fake::serving(locust, "")
+    }
+
+    /// A fake whose server takes `args` too (see tests/support/fake_server.py).
+    fn serving(locust: PathBuf, args: &str) -> Fake {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("impls/http/fake");
         std::fs::create_dir_all(&dir).unwrap();
@@ -46,7 +51,7 @@ impl Fake {
         let peers = root.path().join("peers.txt");
         let manifest = format!(
             "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
-             [requires]\ncommands = [\"python3\"]\n[start]\ncommand = \"python3 server.py {{port}} --peers {}\"\n",
+             [requires]\ncommands = [\"python3\"]\n[start]\ncommand = \"python3 server.py {{port}} --peers {} {args}\"\n",
             peers.display()
         );
         std::fs::write(dir.join("concur.toml"), manifest).unwrap();
@@ -60,7 +65,10 @@ impl Fake {
     fn run(&self, extra: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_concur"));
         cmd.args(["run", "--generator", "locust", "--impl", "fake", "--scenario", "hello", "--cores", "1", "-c", "6", "--warmup", "0", "--no-verify", "--root"]);
-        cmd.arg(self.root.path()).args(extra).env(concur::locust::LOCUST_VAR, &self.locust);
+        // A master port of its own: the tests run side by side, and two masters on Locust's
+        // default port took each other's workers (or failed to bind).
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+        cmd.arg(self.root.path()).args(["--locust-master-port", &port]).args(extra).env(concur::locust::LOCUST_VAR, &self.locust);
         cmd
     }
 
@@ -138,6 +146,22 @@ fn a_locust_point_is_stored_with_its_generator_version_and_cpu() {
     for w in workers.as_array().unwrap() {
         assert!(w["cpu_s"].as_f64().unwrap() > 0.0 && w["wall_s"].as_f64().unwrap() > 1.0 && w["lag_ticks"].as_u64().unwrap() > 50, "{w}");
     }
+}
+
+/// Locust's statistics hold only the requests that ended; the ones its users still waited on
+/// when the point ended were dropped, as concur load's were. A FIFO server of 5 req/s under 6
+/// users always has all 6 waiting: each is counted unfinished, with its age.
+#[test]
+fn a_locust_point_counts_the_requests_its_users_still_wait_on() {
+    let (Some(_), Some(locust)) = (tools::require(&tools::PYTHON3), locust()) else { return };
+    let fake = Fake::serving(locust, "--capacity 5");
+    let out = fake.run(&["-d", "2s", "--locust-workers", "2"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let p = &fake.points()[0];
+    assert!(p.successes > 0, "{p:?}");
+    assert_eq!((p.latency.unfinished, p.unfinished_age.count), (6, 6), "{:?}", p.latency);
+    assert!(p.unfinished_age.max_us > 100_000, "the queue's oldest waited: {:?}", p.unfinished_age);
+    assert_eq!(p.steps[0].latency.unfinished, 6);
 }
 
 #[test]

@@ -241,6 +241,11 @@ impl<'a> Worker<'a> {
 
     fn on_event(&mut self, i: usize, readable: bool) {
         let now = sys::now_ns();
+        // A thread that woke late (a loaded machine) must not count past the measurement's end:
+        // its request stays unfinished at the end, as one still on the wire would be.
+        if self.ended(now) {
+            return;
+        }
         match self.conns[i].state {
             State::Reading if readable => self.receive(i, now),
             State::Writing => {
@@ -500,6 +505,9 @@ impl<'a> Worker<'a> {
     /// one wake-up, one batch. Each send reads the clock again, so a request that leaves
     /// late because of the ones before it in the batch keeps its intended time as origin.
     fn fire_timers(&mut self, now: u64) {
+        if self.ended(now) {
+            return;
+        }
         let until = now + self.early_ns;
         while let Some(&Reverse((at, i, timer))) = self.timers.peek() {
             if at > until {
@@ -511,6 +519,12 @@ impl<'a> Worker<'a> {
                 self.issue(i, sys::now_ns());
             }
         }
+    }
+
+    /// The run by duration has reached its end.
+    #[inline]
+    fn ended(&self, now: u64) -> bool {
+        self.shared.phase.deadline().is_some_and(|d| now >= d)
     }
 
     /// A few times a second: time out stuck requests and publish progress.
@@ -559,7 +573,9 @@ impl<'a> Worker<'a> {
                 continue;
             }
             let age_us = |origin: u64| (end.saturating_sub(origin) + 500) / 1000;
-            if c.in_flight() {
+            // A request begun at the very end (sent by the event that read the previous
+            // response) never waited inside the measurement.
+            if c.in_flight() && c.origin < end {
                 self.steps[c.step].unfinished.record_us(age_us(c.origin));
             }
             // The first unsent request is the waiting user's current step, or the one after a request in flight.
@@ -585,7 +601,7 @@ impl<'a> Worker<'a> {
             sent: self.sent,
             owed,
             cpu,
-            end_ns,
+            end_ns: end,
             interrupted: self.interrupted,
             first_errors: self.first_errors,
             warnings,
@@ -660,6 +676,48 @@ mod tests {
             assert!((2..=20).contains(&outcome.sent), "{pace:?}: {} attempts in 300 ms", outcome.sent);
             assert!(outcome.first_errors[&ErrorKind::Connect].contains("unreachable"), "{:?}", outcome.first_errors);
         }
+    }
+
+    /// A 6 s longpoll point on a machine loaded by compiles ended its worker's loop 2.3 s late:
+    /// its completions read late counted latencies past the end (8.1 s), the next polls they
+    /// sent were unfinished at age 0 and hid the starved clients from the estimate. A worker
+    /// past the end sends nothing, counts only requests begun before it, and ends at it.
+    #[test]
+    fn a_worker_waking_after_the_end_sends_and_counts_nothing_past_it() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+        let requests = Requests::encode(&plan);
+        let control = Control::new();
+        let now = sys::now_ns();
+        let (start_ns, deadline) = (now - 2_000_000_000, now - 1_000_000_000);
+        let phase = Phase::new(start_ns, false, Some(Duration::from_secs(1)));
+        assert_eq!(phase.deadline(), Some(deadline));
+        let shared = Shared {
+            requests: &requests,
+            addr: plan.target.addr,
+            keepalive: true,
+            timeout_ns: 10_000_000_000,
+            start_ns,
+            phase: &phase,
+            total_users: 3,
+            pace: Pace::Closed { think_ns: 0 },
+            backoff: false,
+            control: &control,
+        };
+        let assignment = Assignment { first_user: 0, connections: 3, budget: Budget::Unlimited, cpu: None };
+        let mut worker = Worker::new(&shared, &assignment).unwrap();
+        worker.conns[0].state = State::Waiting;
+        worker.timers.push(Reverse((deadline - 500_000_000, 0, worker.conns[0].timer)));
+        worker.fire_timers(now);
+        assert_eq!((worker.conns[0].state, worker.sent), (State::Waiting, 0), "nothing is sent past the end");
+        worker.conns[1].state = State::Reading;
+        worker.conns[1].origin = deadline + 1_000_000;
+        worker.conns[2].state = State::Reading;
+        worker.conns[2].origin = deadline - 1_000_000_000;
+        let outcome = worker.finish(vec![]);
+        assert_eq!(outcome.end_ns, deadline);
+        let ages = &outcome.steps[0].unfinished;
+        assert_eq!((ages.count(), ages.max() / 1000), (1, 1000), "only the request begun before the end, aged to the end");
     }
 
     /// An open loop of one request per user every 100 ms, started 50 ms ago, against a

@@ -43,6 +43,9 @@ pub struct WorkerLoad {
     pub lag_p50_ms: f64,
     pub lag_p99_ms: f64,
     pub lag_max_ms: f64,
+    /// The worker's requests unanswered when its measurement ended: (step name, age in ms).
+    #[serde(default)]
+    pub unfinished: Vec<(String, f64)>,
 }
 
 impl WorkerLoad {
@@ -136,8 +139,10 @@ impl Stats {
         self.entries.iter().map(|e| e.num_failures).sum()
     }
 
-    /// Latencies of `entries` (every request, as Locust times failures too), milliseconds made microseconds.
-    pub fn latency(entries: &[&Entry]) -> LatencyStats {
+    /// Latencies of `entries` (every request, as Locust times failures too), milliseconds made
+    /// microseconds, with the ages (ms) of requests left unanswered counted as
+    /// spec/LOAD-JSON.md says ("Unfinished requests"); and those ages' summary.
+    pub fn latency(entries: &[&Entry], unfinished_ms: &[f64]) -> (LatencyStats, LatencyStats) {
         let mut latencies = Latencies::new();
         for e in entries {
             for (ms, &n) in &e.response_times {
@@ -145,7 +150,11 @@ impl Stats {
                 (0..n).for_each(|_| latencies.record_us(us.max(1)));
             }
         }
-        latencies.stats()
+        let mut ages = Latencies::new();
+        for age_ms in unfinished_ms {
+            ages.record_us(((age_ms * 1000.0).round() as u64).max(1));
+        }
+        (latencies.stats_with_unfinished(&ages), ages.stats())
     }
 
     /// (requests, failures) per second of the measurement, in order.
@@ -224,13 +233,18 @@ mod tests {
         assert_eq!(stats.elapsed_s(), Some(1.5));
         assert_eq!(stats.errors(), BTreeMap::from([("connect".to_string(), 1), ("status 500".to_string(), 1)]));
         let all: Vec<&Entry> = stats.entries.iter().collect();
-        let latency = Stats::latency(&all);
+        let (latency, ages) = Stats::latency(&all, &[]);
         assert_eq!((latency.count, latency.min_us / 1000, latency.max_us / 1000), (7, 3, 10));
+        assert_eq!((latency.unfinished, ages.count), (0, 0));
+        // Two polls still waiting at the measurement's end, 9 s old, beside 7 answered in 3-10 ms.
+        let (latency, ages) = Stats::latency(&all, &[9000.0, 9000.0]);
+        assert_eq!((latency.unfinished, ages.count, latency.p50_us / 1000), (2, 2, 5));
+        assert_eq!(latency.lower_bounds, ["p90", "p99", "p999"]);
         assert_eq!(stats.raw[0]["total_response_time"], 26.0);
     }
 
     fn worker(cpu_s: f64, lag_p99_ms: f64) -> WorkerLoad {
-        WorkerLoad { id: "w".into(), index: 1, cpu_s, wall_s: 10.0, lag_ticks: 900, lag_p50_ms: 0.5, lag_p99_ms, lag_max_ms: 2.0 * lag_p99_ms }
+        WorkerLoad { id: "w".into(), index: 1, cpu_s, wall_s: 10.0, lag_ticks: 900, lag_p50_ms: 0.5, lag_p99_ms, lag_max_ms: 2.0 * lag_p99_ms, unfinished: vec![] }
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &m
     // Without one, Locust's span from its first request to its last; this process' clock, which
     // also holds the master's shutdown, only when Locust has none.
     let elapsed_s = if spec.warmup_s > 0.0 { duration_s } else { outcome.stats.elapsed_s().unwrap_or(outcome.elapsed_s) };
-    fill(point, &outcome.stats, elapsed_s);
+    fill(point, &outcome.stats, &outcome.workers, elapsed_s);
     point.server = usage::server(samples, elapsed_s, spec.cores);
     point.generator = usage::generator(spec.generator_cpus.clone(), spec.shared, outcome.cpu_seconds, elapsed_s, point.server.cpu_seconds);
     point.generator.kind = spec.generator;
@@ -101,18 +101,27 @@ fn judge_workers(point: &mut PointRecord, workers: &[WorkerLoad], expected: u32)
 }
 
 /// Copies Locust's counts into `point`: every request Locust timed is a
-/// response or an error, its failures (unexpected statuses included) are errors.
-fn fill(point: &mut PointRecord, stats: &Stats, elapsed_s: f64) {
+/// response or an error, its failures (unexpected statuses included) are errors,
+/// and the requests the workers' users still waited on at the end are unfinished.
+fn fill(point: &mut PointRecord, stats: &Stats, workers: &[WorkerLoad], elapsed_s: f64) {
     point.duration_s = elapsed_s;
     point.requests = stats.requests();
     point.errors_total = stats.failures_total();
     point.successes = point.requests - point.errors_total.min(point.requests);
     point.errors = stats.errors();
-    point.latency = Stats::latency(&stats.entries.iter().collect::<Vec<_>>());
+    let unfinished = |step: Option<&str>| -> Vec<f64> {
+        workers.iter().flat_map(|w| &w.unfinished).filter(|(name, _)| step.is_none_or(|s| s == name)).map(|(_, age)| *age).collect()
+    };
+    (point.latency, point.unfinished_age) = Stats::latency(&stats.entries.iter().collect::<Vec<_>>(), &unfinished(None));
     point.steps = stats
         .entries
         .iter()
-        .map(|e| StepRecord { name: e.name.clone(), successes: e.num_requests - e.num_failures.min(e.num_requests), errors: e.num_failures, latency: Stats::latency(&[e]) })
+        .map(|e| StepRecord {
+            name: e.name.clone(),
+            successes: e.num_requests - e.num_failures.min(e.num_requests),
+            errors: e.num_failures,
+            latency: Stats::latency(&[e], &unfinished(Some(&e.name))).0,
+        })
         .collect();
     point.timeline = stats.per_second().into_iter().map(|(requests, errors)| SecondRecord { requests: requests - errors.min(requests), errors }).collect();
     point.load_report = Some(serde_json::json!({ "generator": "locust", "stats": stats.raw, "failures": stats.failures }));
