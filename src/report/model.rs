@@ -11,6 +11,13 @@ use crate::store::{ImplRecord, KnownFailure, PointRecord, RunData, RunInfo};
 /// Follows the name of an implementation measured with known deviations.
 pub const KNOWN_MARK: &str = "†";
 
+/// Follows the name of an implementation with no framework (spec/POLICIES.md §5).
+pub const BARE_MARK: &str = "◦";
+
+/// What [`BARE_MARK`] means, said under every table that may carry it.
+pub const BARE_NOTE: &str = "◦: no framework, an HTTP server written by hand on the runtime's sockets: \
+    not the runtime's typical stack, beside which it shows what the framework costs.";
+
 /// What [`KNOWN_MARK`] means, said under every table that may carry it.
 pub const KNOWN_NOTE: &str = "†: measured with known deviations from the contract, declared in its concur.toml \
     as limits of its runtime (see Warnings and Implementations).";
@@ -91,9 +98,27 @@ impl Model {
     }
 
     /// The implementation's name as tables and legends show it: marked with
-    /// [`KNOWN_MARK`] when it was measured with known deviations.
+    /// [`BARE_MARK`] when it has no framework, and [`KNOWN_MARK`] when it was
+    /// measured with known deviations.
     pub fn label(&self, name: &str) -> String {
-        if self.known_deviations(name).is_empty() { name.to_string() } else { format!("{name} {KNOWN_MARK}") }
+        let mut label = name.to_string();
+        if self.bare(name) {
+            label = format!("{label} {BARE_MARK}");
+        }
+        if !self.known_deviations(name).is_empty() {
+            label = format!("{label} {KNOWN_MARK}");
+        }
+        label
+    }
+
+    /// It has no framework: its manifest says `framework = "none"`.
+    pub fn bare(&self, name: &str) -> bool {
+        self.implementations.iter().any(|i| i.name == name && i.manifest.framework.eq_ignore_ascii_case("none"))
+    }
+
+    /// Some measured implementation carries [`BARE_MARK`].
+    pub fn any_bare(&self) -> bool {
+        self.measured.iter().any(|name| self.bare(name))
     }
 
     /// The failures its manifest declared (`[known_failures]`) that verification saw.
