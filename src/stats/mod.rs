@@ -1,13 +1,19 @@
-//! Statistics of a load run, kept so that runs merge exactly: latency
-//! histograms (HDR, microseconds, 3 significant digits) that serialize to the
-//! standard compressed V2 form, error counts by kind, and a per-second
-//! timeline. The load generator records into these types on its hot path and
-//! merges them after its workers join; `concur merge` merges them across
-//! processes and machines from the JSON the generator writes.
+//! Statistics, of two kinds. Of a load run, kept so that runs merge
+//! exactly: latency histograms (HDR, microseconds, 3 significant digits)
+//! that serialize to the standard compressed V2 form, error counts by kind,
+//! and a per-second timeline; the load generator records into these types
+//! on its hot path and merges them after its workers join; `concur merge`
+//! merges them across processes and machines from the JSON the generator
+//! writes. And of verdicts over runs: intervals from few repeats
+//! (`interval`), the machine's noise floor (`noise`), and what they allow
+//! one to say (`verdict`), used alike by `concur compare` and the report.
 
 mod errors;
 mod histogram;
+pub mod interval;
+pub mod noise;
 mod timeline;
+pub mod verdict;
 
 pub use errors::{ErrorCounts, ErrorKind};
 pub use histogram::{Latencies, LatencyStats, MAX_LATENCY_US};
