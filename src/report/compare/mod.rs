@@ -341,12 +341,12 @@ mod tests {
     fn runs_that_moved_as_a_whole_are_called_out_and_a_missing_calibration_too() {
         let names = ["alpha", "beta", "gamma", "delta"];
         let a = run(1, names.iter().flat_map(|n| [point(n, "hello", 1, 1000.0, 2.0), point(n, "hello", 2, 1004.0, 2.0)]).collect());
-        let b = run(2, names.iter().flat_map(|n| [point(n, "hello", 1, 1250.0, 2.0), point(n, "hello", 2, 1260.0, 2.0)]).collect());
+        let b = run(2, names.iter().flat_map(|n| [point(n, "hello", 1, 1350.0, 2.0), point(n, "hello", 2, 1360.0, 2.0)]).collect());
         let c = compare(&a, &b, &NoiseFloor::default_floor(), None);
-        assert!(c.points.iter().all(|p| p.throughput.verdict == Verdict::WithinNoise), "25% is within the default floor: {:?}", c.summary);
+        assert!(c.points.iter().all(|p| p.throughput.verdict == Verdict::WithinNoise), "35% is within the default floor: {:?}", c.summary);
         assert_eq!((c.drift.same_way, c.drift.with_ratio, c.drift.apart_s), (4, 4, Some(86_400.0)));
         assert!(c.drift.warnings[0].contains("no calibration") && c.drift.warnings[0].contains("`concur calibrate`"), "{:?}", c.drift.warnings);
-        assert!(c.drift.warnings[1].starts_with("The runs moved as a whole: at the median point B's req/s changed by +25."), "{:?}", c.drift.warnings);
+        assert!(c.drift.warnings[1].starts_with("The runs moved as a whole: at the median point B's req/s changed by +35."), "{:?}", c.drift.warnings);
         assert!(c.drift.warnings[2].contains("taken 24 h 00 min apart"), "{:?}", c.drift.warnings);
         let md = markdown(&c);
         assert!(md.contains("## Before reading the verdicts") && md.contains("the default floor"), "{md}");
