@@ -3,6 +3,8 @@
 //! five minutes of compiling; one crate links the library once. The files
 //! stay one per subject; the helpers they share are declared here.
 
+#[path = "support/fake_repo.rs"]
+mod fake_repo;
 #[path = "load_support/mod.rs"]
 mod load_support;
 #[path = "support/results.rs"]
@@ -18,6 +20,8 @@ mod build_cmd;
 mod cli;
 #[path = "compare_cli.rs"]
 mod compare_cli;
+#[path = "compare_fake.rs"]
+mod compare_fake;
 #[path = "completions.rs"]
 mod completions;
 #[path = "load_cli.rs"]

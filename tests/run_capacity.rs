@@ -15,11 +15,10 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
-/// The fake server (`server.py PORT (--capacity K | --stall-every) MARKER`):
-/// with `--capacity K` it answers one request per 1/K s and queues the rest
-/// (a FIFO server of service rate K), with `--stall-every` it holds every
-/// response due in the first 500 ms of each 2 s.
-const SERVER_PY: &str = include_str!("support/fake_server.py");
+// The fake server (`server.py PORT (--capacity K | --stall-every) MARKER`,
+// tests/support/fake_repo.rs): with `--capacity K` it answers one request
+// per 1/K s and queues the rest (a FIFO server of service rate K), with
+// `--stall-every` it holds every response due in the first 500 ms of each 2 s.
 
 /// The known capacity of the queueing server, requests per second: little
 /// CPU for Python, so that the machine's other tests rarely starve it.
@@ -41,19 +40,9 @@ impl Fake {
     /// A repository with the fake implementation started as `server.py {port} <args> MARKER`, and profile `cap` holding `capacity`.
     fn new(args: &str, capacity: &str) -> Fake {
         let root = tempfile::tempdir().unwrap();
-        let marker = format!("concur-test-{}", root.path().file_name().unwrap().to_string_lossy());
-        let dir = root.path().join("impls/http/fake");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
-        std::fs::create_dir_all(root.path().join("spec/profiles")).unwrap();
-        std::fs::write(dir.join("server.py"), SERVER_PY).unwrap();
-        let manifest = format!(
-            "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
-             [requires]\ncommands = [\"python3\"]\n[start]\ncommand = \"python3 server.py {{port}} {args} {marker}\"\n"
-        );
-        std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+        crate::fake_repo::write_fake(root.path(), args);
         let profile = format!("description = \"capacity test\"\ncores = [1]\n[load]\nwarmup = \"0s\"\nduration = \"500ms\"\n[capacity]\n{capacity}");
-        std::fs::write(root.path().join("spec/profiles/cap.toml"), profile).unwrap();
+        crate::fake_repo::write_profile(root.path(), "cap", &profile);
         Fake { root }
     }
 

@@ -8,6 +8,7 @@
 //! dependencies point one way, from here to the stages, never back.
 
 mod build;
+mod calibrate;
 mod compare;
 mod completions;
 mod impls;
@@ -17,6 +18,7 @@ mod micro;
 mod run;
 
 pub use build::BuildArgs;
+pub use calibrate::CalibrateArgs;
 pub use compare::CompareArgs;
 pub use completions::CompletionsArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
@@ -60,8 +62,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Run a Locust worker for a `concur run --generator locust --locust-master-bind` master on another machine
     LocustWorker(LocustWorkerArgs),
-    /// Compare two runs point by point: faster, slower or within noise (default: the latest run against the one before it)
+    /// Compare two runs point by point: faster, slower, within noise or cannot tell (default: the latest run against the one before it)
     Compare(CompareArgs),
+    /// Measure this machine's noise floor (A/A rounds of a small plan), which every verdict on it then uses
+    Calibrate(CalibrateArgs),
     /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
     Micro(MicroArgs),
     /// Print the shell completion script for bash, zsh or fish (see the README to install it)
@@ -98,6 +102,7 @@ impl Command {
             Command::Report(args) => args.run(),
             Command::LocustWorker(args) => args.run(),
             Command::Compare(args) => args.run(),
+            Command::Calibrate(args) => args.run(),
             Command::Micro(args) => args.run(),
             Command::Completions(args) => args.run(),
         }

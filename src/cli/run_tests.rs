@@ -72,6 +72,13 @@ fn the_matrix_is_repeat_scenario_cores_level_then_implementation() {
 }
 
 #[test]
+fn each_repeat_starts_one_implementation_further_along() {
+    let p = plan(&["--impl", "go,node", "--scenario", "hello", "--cores", "1", "--repeat", "3"]).unwrap();
+    let keys: Vec<&str> = p.points.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["go/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r2", "go/hello/cores=1/c=150/r2", "go/hello/cores=1/c=150/r3", "node/hello/cores=1/c=150/r3"]);
+}
+
+#[test]
 fn the_server_gets_the_first_cpus_and_the_generator_the_rest_or_a_share() {
     let p = plan(&["--scenario", "hello", "--impl", "go"]).unwrap();
     let (one, two) = (&p.points[0], &p.points[1]);

@@ -40,14 +40,31 @@ pub use crate::host::duration::parse_seconds;
 /// into database `db` (none: the repository's); `resume` continues the
 /// latest unfinished run of the same plan, `dry_run` prints the plan instead.
 pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool, dry_run: bool) -> Result<ExitCode> {
+    if dry_run {
+        let root = impls::find_root(root)?;
+        let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
+        print_plan(&resolve(profile_name, overrides, &root, &implementations)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let done = execute(root, profile_name, overrides, db, resume)?;
+    finish_message(&done)
+}
+
+/// A sweep that ended, finished or interrupted.
+pub struct Executed {
+    pub store: Store,
+    pub db: std::path::PathBuf,
+    pub run_id: i64,
+    pub status: RunStatus,
+}
+
+/// Plans and measures a profile with `overrides` into `db`: what `concur
+/// run` does before its last message, and what `concur calibrate` measures with.
+pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool) -> Result<Executed> {
     interrupt::mark_children();
     let root = impls::find_root(root)?;
     let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
     let plan = resolve(profile_name, overrides, &root, &implementations)?;
-    if dry_run {
-        print_plan(&plan);
-        return Ok(ExitCode::SUCCESS);
-    }
     let (db, store) = store::sweep::open(&root, db)?;
     let _guard = interrupt::Guard::start();
     interrupt::install();
@@ -59,7 +76,7 @@ pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Override
     }
     let status = sweep(&store, &run, &plan, &root, &implementations, &log_dir)?;
     store.end_run(run.id, status)?;
-    finish_message(&store, run.id, status, &db)
+    Ok(Executed { store, db, run_id: run.id, status })
 }
 
 fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
@@ -173,7 +190,8 @@ fn result_line(p: &PointRecord) -> String {
     )
 }
 
-fn finish_message(store: &Store, run_id: i64, status: RunStatus, db: &Path) -> Result<ExitCode> {
+fn finish_message(done: &Executed) -> Result<ExitCode> {
+    let (store, run_id, status, db) = (&done.store, done.run_id, done.status, &done.db);
     let data = store.load_run(run_id)?;
     let failed: Vec<&str> = data.implementations.iter().filter(|i| i.status == ImplStatus::Failed).map(|i| i.name.as_str()).collect();
     println!("\nrun {run_id} {}: {} points in {}", status.as_str(), data.points.len(), db.display());

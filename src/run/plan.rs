@@ -228,7 +228,13 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     let generators = distinct(if args.generators.is_empty() { profile.generator.clone() } else { args.generators.clone() });
     let generators = if generators.is_empty() { vec![Generator::ConcurLoad] } else { generators };
     let mut points = Vec::new();
+    let available: Vec<&(String, bool)> = implementations.iter().filter(|i| i.1).collect();
     for r in 1..=repeat {
+        // Each repeat starts one implementation further along (A B C, B C A,
+        // C A B): drift within a repeat falls on every position in turn, not
+        // always on the same implementation's.
+        let mut order = available.clone();
+        order.rotate_left((r as usize - 1) % available.len().max(1));
         for scenario in &scenarios {
             let load = settings_for(args, profile, scenario)?;
             for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
@@ -242,7 +248,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                 for (level, keepalive, generator) in combos {
                     let (label, key_part) = level_names(level, keepalive, generator);
                     let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
-                    for imp in implementations.iter().filter(|i| i.1) {
+                    for imp in &order {
                         let (connections, rate) = match level {
                             Level::Connections(c) => (c, None),
                             Level::PerCore(c) => (c * k, None),

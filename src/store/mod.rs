@@ -6,6 +6,7 @@
 
 pub mod capacity;
 pub mod micro;
+pub mod noise;
 mod points;
 mod schema;
 pub mod sweep;
@@ -143,9 +144,10 @@ impl Store {
         Ok(self.conn.prepare(sql)?.query_map([generator.as_str()], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The newest run that holds at least one point, else the newest run.
+    /// The newest run that holds at least one point, calibrations
+    /// (`concur calibrate`'s A/A rounds) aside, else the newest run.
     pub fn latest_run_id(&self) -> Result<Option<i64>> {
-        let with_points = "SELECT max(run_id) FROM points";
+        let with_points = "SELECT max(run_id) FROM points WHERE run_id NOT IN (SELECT id FROM runs WHERE profile = 'calibrate')";
         let any = "SELECT max(id) FROM runs";
         let id: Option<i64> = self.conn.query_row(with_points, [], |r| r.get(0))?;
         Ok(match id {

@@ -324,6 +324,13 @@ impl PointRecord {
     pub fn throughput(&self) -> f64 {
         if self.duration_s > 0.0 { self.successes as f64 / self.duration_s } else { 0.0 }
     }
+
+    /// Successful responses of each whole second of the measurement (a
+    /// last, partial second left out): what one repeat's spread is read from.
+    pub fn full_seconds(&self) -> Vec<f64> {
+        let whole = (self.duration_s + 1e-6).floor() as usize;
+        self.timeline.iter().take(whole).map(|s| s.requests as f64).collect()
+    }
 }
 
 /// Everything the report needs about one run.

@@ -317,3 +317,32 @@ fn twenty_points() -> Vec<PointRecord> {
     }
     out
 }
+
+/// Adds a calibration of run 1's machine (a run of profile `calibrate`,
+/// without points, and its floor row): σ of one measurement `sigma` for
+/// throughput and twice that for p99, half of each a run's drift. Returns
+/// the calibration's run id.
+pub fn write_calibration(path: &Path, sigma: f64) -> i64 {
+    let store = Store::open(path).unwrap();
+    let mut info = store.run(1).unwrap();
+    info.id = 0;
+    info.profile = concur::store::noise::CALIBRATION_PROFILE.into();
+    let id = store.insert_run(&info).unwrap();
+    let record = concur::store::noise::FloorRecord {
+        run_id: id,
+        measured_at: "2025-03-01T09:00:00Z".into(),
+        finished: true,
+        rounds_planned: 6,
+        rounds_measured: 6,
+        measurements: 36,
+        throughput_sigma: sigma,
+        throughput_drift: sigma / 2.0,
+        p99_sigma: 2.0 * sigma,
+        p99_drift: sigma,
+        df: 30,
+        load_avg: "0.5 0.5 0.5 → 0.6 0.5 0.5".into(),
+        detail: serde_json::json!({}),
+    };
+    store.insert_floor(&record).unwrap();
+    id
+}
