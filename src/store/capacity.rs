@@ -282,11 +282,12 @@ mod tests {
         let path = dir.path().join("old.db");
         let run = RunInfo::starting("quick".into(), "k".into(), serde_json::json!({}), Default::default(), vec![]);
         let run_id = Store::open(&path).unwrap().insert_run(&run).unwrap();
-        // What a concur from before V5 left: no capacity tables (nor V6's generator columns), version 4.
+        // What a concur from before V5 left: no capacity tables (nor V6's generator columns, nor the runs' topology), version 4.
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
             "DROP TABLE capacity_steps; DROP TABLE capacity_searches; \
-             ALTER TABLE points DROP COLUMN generator; ALTER TABLE points DROP COLUMN gen_version; PRAGMA user_version = 4;",
+             ALTER TABLE points DROP COLUMN generator; ALTER TABLE points DROP COLUMN gen_version; \
+             ALTER TABLE runs DROP COLUMN topology; PRAGMA user_version = 4;",
         )
         .unwrap();
         drop(conn);
