@@ -42,6 +42,8 @@ mod load_warmup;
 mod micro_fake;
 #[path = "micro_go.rs"]
 mod micro_go;
+#[path = "placement.rs"]
+mod placement;
 #[path = "report_chromium.rs"]
 mod report_chromium;
 #[path = "report_export.rs"]

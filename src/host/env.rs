@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Captures the environment; `toolchains` maps an implementation to its version line.
+/// The topology is `run`'s to add: it knows where it placed what.
 pub fn capture(root: &Path, toolchains: BTreeMap<String, String>, cpus: usize) -> Environment {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
@@ -23,6 +24,7 @@ pub fn capture(root: &Path, toolchains: BTreeMap<String, String>, cpus: usize) -
         os: field(&os_release.replace('=', ":"), "PRETTY_NAME").unwrap_or("unknown").trim_matches('"').to_string(),
         memory_bytes: super::procstat::meminfo("MemTotal"),
         toolchains,
+        topology: None,
     }
 }
 

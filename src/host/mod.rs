@@ -1,7 +1,8 @@
 //! What concur needs from the machine and the checkout it runs in, asked
 //! in one place so that every stage asks the same way: CPU affinity
-//! (`affinity`), process groups and their accounting in `/proc` (`groups`,
-//! `procstat`), the environment a run records and its timestamps (`env`),
+//! (`affinity`), the CPUs' physical cores and NUMA nodes (`topology`),
+//! process groups and their accounting in `/proc` (`groups`, `procstat`),
+//! the environment a run records and its timestamps (`env`),
 //! the one Ctrl-C handler (`interrupt`), progress lines on a terminal
 //! (`progress`), named profile files (`profile`), durations as
 //! people type them (`duration`), and the small
@@ -17,3 +18,4 @@ pub mod interrupt;
 pub mod procstat;
 pub mod profile;
 pub mod progress;
+pub mod topology;

@@ -1,8 +1,8 @@
 //! `concur run`: the sweep. A profile and flags become a plan (`plan`):
 //! implementation × scenario × server cores × load level × repeat. Each
 //! implementation is built and verified once (`prepare`); each point gets a
-//! fresh server pinned to CPUs 0..k-1 and a load generator pinned to the rest
-//! (`point`, `drive`), with the server's process tree sampled alongside
+//! fresh server pinned to k CPUs on physical cores of its own and a load
+//! generator pinned to others (`placement`, `point`, `drive`), with the server's process tree sampled alongside
 //! (`sampler`, `usage`). Every point is written to the results database as
 //! soon as it is taken, so an interrupted run (`interrupt`) keeps what it
 //! finished and `--resume` skips it. With an SLO (`--slo`, the profile's
@@ -14,6 +14,7 @@ pub mod capacity;
 mod drive;
 mod interrupt;
 mod locust;
+pub mod placement;
 pub mod plan;
 mod point;
 mod prepare;
@@ -25,6 +26,7 @@ pub mod usage;
 
 pub use plan::{Overrides, Plan, PointSpec};
 
+use crate::host::topology::{self, Topology};
 use crate::host::{affinity, env};
 use crate::impls::{self, Implementation};
 use crate::store::{self, ImplStatus, PointRecord, RunInfo, RunStatus, Store};
@@ -43,7 +45,8 @@ pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Override
     if dry_run {
         let root = impls::find_root(root)?;
         let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
-        print_plan(&resolve(profile_name, overrides, &root, &implementations)?);
+        let topology = topology::read(Path::new("/"), &affinity::available());
+        print_plan(&resolve(profile_name, overrides, &root, &implementations, &topology)?);
         return Ok(ExitCode::SUCCESS);
     }
     let done = execute(root, profile_name, overrides, db, resume)?;
@@ -64,11 +67,12 @@ pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, d
     interrupt::mark_children();
     let root = impls::find_root(root)?;
     let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
-    let plan = resolve(profile_name, overrides, &root, &implementations)?;
+    let topology = topology::read(Path::new("/"), &affinity::available());
+    let plan = resolve(profile_name, overrides, &root, &implementations, &topology)?;
     let (db, store) = store::sweep::open(&root, db)?;
     let _guard = interrupt::Guard::start();
     interrupt::install();
-    let run = open_run(&store, &plan, resume, &root, &implementations)?;
+    let run = open_run(&store, &plan, resume, &root, &implementations, &topology)?;
     interrupt::set_run(db.clone(), run.id);
     let log_dir = store::sweep::log_dir(&db, "run", run.id)?;
     for note in &plan.notes {
@@ -79,11 +83,10 @@ pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, d
     Ok(Executed { store, db, run_id: run.id, status })
 }
 
-fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
+fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation], topology: &Topology) -> Result<Plan> {
     let profile = profile::load(root, profile_name)?;
     let scenarios = drive::catalog(root)?;
-    let cpus = affinity::available();
-    let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
+    let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, topology };
     let mut plan = plan::resolve(overrides, &inputs)?;
     locust::check(root, &plan.points)?;
     if plan.points.iter().any(|p| p.locust.is_some())
@@ -99,7 +102,7 @@ fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementatio
 }
 
 /// A new run, or with `--resume` the latest unfinished one with the same plan.
-fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementations: &[Implementation]) -> Result<RunInfo> {
+fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementations: &[Implementation], topology: &Topology) -> Result<RunInfo> {
     if resume {
         if let Some(run) = store.resumable_run(&plan.key())? {
             let done = store.point_keys(run.id)?.len();
@@ -110,7 +113,8 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
         println!("nothing to resume in {} for this plan: starting a new run", store.path().display());
     }
     let asked: Vec<&Implementation> = implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())).collect();
-    let environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
+    let mut environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
+    environment.topology = Some(placement::record(topology, &plan.cores));
     let mut run = RunInfo::starting(plan.profile.clone(), plan.key(), serde_json::to_value(plan)?, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("run {}: profile {}, {} points, into {}", run.id, plan.profile, plan.points.len(), store.path().display());

@@ -66,8 +66,8 @@ impl Store {
         let env = &run.environment;
         self.conn.execute(
             "INSERT INTO runs (started_at, finished_at, status, profile, plan_key, plan, concur_version, git_commit, git_dirty,
-                               cpu_model, logical_cpus, kernel, os, memory_bytes, toolchains, notes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                               cpu_model, logical_cpus, kernel, os, memory_bytes, toolchains, notes, topology)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
             params![
                 run.started_at,
                 run.finished_at,
@@ -85,6 +85,7 @@ impl Store {
                 env.memory_bytes as i64,
                 serde_json::to_string(&env.toolchains)?,
                 serde_json::to_string(&run.notes)?,
+                env.topology.as_ref().map(serde_json::to_string).transpose()?,
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -193,6 +194,7 @@ fn run_from_row(r: &rusqlite::Row) -> rusqlite::Result<RunInfo> {
     let plan: String = r.get("plan")?;
     let toolchains: String = r.get("toolchains")?;
     let notes: String = r.get("notes")?;
+    let topology: Option<String> = r.get("topology")?;
     Ok(RunInfo {
         id: r.get("id")?,
         started_at: r.get("started_at")?,
@@ -211,6 +213,7 @@ fn run_from_row(r: &rusqlite::Row) -> rusqlite::Result<RunInfo> {
             os: r.get("os")?,
             memory_bytes: r.get::<_, i64>("memory_bytes")? as u64,
             toolchains: serde_json::from_str(&toolchains).map_err(json_err)?,
+            topology: topology.map(|t| serde_json::from_str(&t)).transpose().map_err(json_err)?,
         },
         notes: serde_json::from_str(&notes).map_err(json_err)?,
     })

@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+use concur::host::topology;
 use concur::impls::{Manifest, manifest};
 use concur::stats::{Latencies, LatencyStats};
 use concur::store::*;
@@ -70,6 +71,17 @@ fn run() -> RunInfo {
             os: "Debian GNU/Linux 12 (bookworm)".into(),
             memory_bytes: 8 << 30,
             toolchains: [("alpha".to_string(), "alpha 1.0".to_string())].into(),
+            // As `concur run` records this 2-CPU machine (no SMT, one node) for cores 1 and 2.
+            topology: Some(topology::Record {
+                source: "sysfs".into(),
+                threads_per_core: 1,
+                physical_cores: 2,
+                numa_nodes: 1,
+                placements: vec![
+                    topology::Placement { server: vec![0], generator: vec![1], server_nodes: vec![0], generator_nodes: vec![0], ..Default::default() },
+                    topology::Placement { server: vec![0, 1], generator: vec![0, 1], shared: true, server_nodes: vec![0], generator_nodes: vec![0], ..Default::default() },
+                ],
+            }),
         },
         notes: vec!["with 2 server core(s) on this 2-CPU machine the load generator shares the server's CPUs".into()],
     }
