@@ -3,6 +3,8 @@
 //! five minutes of compiling; one crate links the library once. The files
 //! stay one per subject; the helpers they share are declared here.
 
+#[path = "support/database.rs"]
+mod database;
 #[path = "load_support/mod.rs"]
 mod load_support;
 #[path = "support/results.rs"]
@@ -14,6 +16,8 @@ mod tools;
 
 #[path = "build_cmd.rs"]
 mod build_cmd;
+#[path = "db_cluster.rs"]
+mod db_cluster;
 #[path = "cli.rs"]
 mod cli;
 #[path = "compare_cli.rs"]
