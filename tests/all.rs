@@ -56,5 +56,7 @@ mod run_locust;
 mod run_sweep;
 #[path = "verify_catches_faults.rs"]
 mod verify_catches_faults;
+#[path = "verify_database.rs"]
+mod verify_database;
 #[path = "verify_known_failures.rs"]
 mod verify_known_failures;

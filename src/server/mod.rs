@@ -175,7 +175,15 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
     }
     install_interrupt_handler();
     build(imp, &BuildOutput::Inherit)?;
-    let launch = Launch { port, cores, env: vec![], cpus: None, log: None, netns: None };
+    // Kept until the server ends; a CONCUR_DB_URL of the caller's is passed on as it is.
+    let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
+    let mut env = vec![];
+    if imp.manifest.database_routes && std::env::var_os("CONCUR_DB_URL").is_none() {
+        let cluster = database.get().map_err(anyhow::Error::msg)?;
+        env = crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS);
+        eprintln!("concur: {} gets CONCUR_DB_URL={}", imp.name(), cluster.url());
+    }
+    let launch = Launch { port, cores, env, cpus: None, log: None, netns: None };
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
     eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, cores);
