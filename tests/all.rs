@@ -3,6 +3,8 @@
 //! five minutes of compiling; one crate links the library once. The files
 //! stay one per subject; the helpers they share are declared here.
 
+#[path = "support/database.rs"]
+mod database;
 #[path = "support/fake_repo.rs"]
 mod fake_repo;
 #[path = "load_support/mod.rs"]
@@ -16,6 +18,8 @@ mod tools;
 
 #[path = "build_cmd.rs"]
 mod build_cmd;
+#[path = "db_cluster.rs"]
+mod db_cluster;
 #[path = "cli.rs"]
 mod cli;
 #[path = "compare_cli.rs"]
@@ -58,5 +62,7 @@ mod run_locust;
 mod run_sweep;
 #[path = "verify_catches_faults.rs"]
 mod verify_catches_faults;
+#[path = "verify_database.rs"]
+mod verify_database;
 #[path = "verify_known_failures.rs"]
 mod verify_known_failures;

@@ -1,14 +1,16 @@
 //! `concur calibrate` and `concur compare` on real runs of the fake
 //! implementation, a FIFO server of known service rate
 //! (tests/support/fake_server.py --capacity K): the calibration's floor is
-//! stored and then used; on it a rerun of the same server is never called
-//! faster or slower, and the same server at half the rate is found slower in
-//! req/s with three repeats (with one, slower or cannot tell, never within
-//! noise or faster), and never faster in p99. (Without a
+//! stored and then used; on it a rerun of the same server with three repeats
+//! is never called faster or slower, and the same server at half the rate is
+//! found slower in req/s with three repeats (with one, slower or cannot tell,
+//! never within noise or faster), and never faster in p99. With one repeat an
+//! A/A verdict is false in up to 5% of comparisons by design (a 95% interval):
+//! that rate is measured by bench/verdicts.sh, never asserted here. (Without a
 //! calibration the default floor, a loaded machine's, hides a 2× change
 //! across runs: tests/compare_cli.rs checks that path.)
 
-use crate::fake_repo::{write_fake, write_profile};
+use crate::fake_repo::{measuring, write_fake, write_profile};
 
 use serde_json::Value;
 use std::path::Path;
@@ -52,6 +54,7 @@ fn verdicts(c: &Value) -> (String, String) {
 
 #[test]
 fn a_rerun_is_not_faster_and_a_server_twice_slower_is_found_slower() {
+    let _alone = measuring();
     let dir = tempfile::tempdir().unwrap();
     write_fake(dir.path(), &format!("--capacity {K}"));
     write_profile(dir.path(), "cmp", PROFILE);
@@ -65,7 +68,9 @@ fn a_rerun_is_not_faster_and_a_server_twice_slower_is_found_slower() {
     for repeats in [1, 3] {
         let rerun = compare(dir.path(), 2, 3, repeats);
         let (t, p) = verdicts(&rerun);
-        assert!(!["faster", "slower"].contains(&t.as_str()) && !["faster", "slower"].contains(&p.as_str()), "an identical rerun, {repeats} repeat(s): {rerun}");
+        if repeats == 3 {
+            assert!(!["faster", "slower"].contains(&t.as_str()) && !["faster", "slower"].contains(&p.as_str()), "an identical rerun, {repeats} repeats: {rerun}");
+        }
         assert_eq!((rerun["floor"]["source"]["kind"].as_str(), rerun["floor"]["source"]["run_id"].as_i64()), (Some("calibrated"), Some(1)), "{}", rerun["floor"]);
         // One repeat of even a sleeping server can lose a second to this machine's load: then its seconds cannot tell.
         let slower = compare(dir.path(), 3, 4, repeats);

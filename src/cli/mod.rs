@@ -11,6 +11,7 @@ mod build;
 mod calibrate;
 mod compare;
 mod completions;
+mod db;
 mod impls;
 mod load;
 mod locust;
@@ -21,6 +22,7 @@ pub use build::BuildArgs;
 pub use calibrate::CalibrateArgs;
 pub use compare::CompareArgs;
 pub use completions::CompletionsArgs;
+pub use db::DbArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
 pub use load::{LoadArgs, MergeArgs, UsersArgs};
 pub use locust::LocustWorkerArgs;
@@ -48,6 +50,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Check implementations against spec/SPEC.md with real requests
     Verify(VerifyArgs),
+    /// Start the database of the database routes (PostgreSQL, seeded) in the foreground and print its CONCUR_DB_URL; Ctrl-C stops it
+    Db(DbArgs),
     /// Run each implementation's own test suite (its manifest's [test] command)
     Test(TestArgs),
     /// Send HTTP load to a server (wrk/ab habits; closed or open loop; scenarios)
@@ -94,6 +98,7 @@ impl Command {
             Command::Build(args) => args.run(),
             Command::Serve(args) => args.run(),
             Command::Verify(args) => args.run(),
+            Command::Db(args) => args.run(),
             Command::Test(args) => args.run(),
             Command::Load(args) => args.run(),
             Command::Merge(args) => args.run(),

@@ -24,6 +24,16 @@ pub fn write_fake(root: &Path, args: &str) {
     std::fs::write(dir.join("concur.toml"), manifest).unwrap();
 }
 
+/// One measuring run of the fake at a time: every `concur run` pins its server to
+/// CPU 0 and its generator to CPU 1, so two side by side would measure each other
+/// (a capacity search found a 200 req/s server at 27 req/s beside a compare test).
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Held for as long as a test measures the fake.
+pub fn measuring() -> std::sync::MutexGuard<'static, ()> {
+    MEASURING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Writes `spec/profiles/NAME.toml`.
 pub fn write_profile(root: &Path, name: &str, text: &str) {
     std::fs::write(root.join(format!("spec/profiles/{name}.toml")), text).unwrap();
