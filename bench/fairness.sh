@@ -14,7 +14,7 @@
 # for DURATION seconds. Medians of requests/s and p99, and the after/before
 # ratio, are appended to bench/RESULTS.md.
 #
-# Each run also reads the server's CPU time per request (its process tree's
+# Each run also counts the requests answered and reads the server's CPU time per request (its process tree's
 # user + system time over the requests answered), the steadier figure on a
 # shared machine.
 #
@@ -84,7 +84,8 @@ print(sum(t for pid, t in ticks.items() if under(pid)))
 PY
 }
 
-# measure SCENARIO: prints "requests_per_s p99_us errors unfinished cpu_us_per_request"
+# measure SCENARIO: prints "requests_per_s p99_us errors unfinished cpu_us_per_request
+# oldest_unfinished_ms requests"
 # of one run. The server's CPU time per request moves far less than its
 # throughput when other work shares the machine: a busy neighbour takes
 # the server's time slices, not its work per request.
@@ -97,15 +98,16 @@ measure() {
     after=$(server_cpu_ticks)
     python3 -c 'import json,os,sys; r=json.load(open(sys.argv[1])); done=r["requests"]+r["errors"]
 print(round(r["requests_per_s"]), r["latency"]["p99_us"], r["errors"], r["unfinished"],
-      round((int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK_TCK") / max(done, 1), 1))' \
+      round((int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK_TCK") / max(done, 1), 1),
+      round(((r.get("unfinished_age") or {}).get("max_us") or 0) / 1000), r["requests"])' \
         "$WORK/load.json" "$before" "$after"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "| implementation | scenario | before req/s | after req/s | after/before | before p99 ms | after p99 ms | errors | before unfinished | after unfinished | before CPU µs/req | after CPU µs/req | after/before CPU |" >"$WORK/table"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|" >>"$WORK/table"
+echo "| implementation | scenario | before req/s | after req/s | after/before | before p99 ms | after p99 ms | errors | before answered | after answered | before unfinished (oldest ms) | after unfinished (oldest ms) | before CPU µs/req | after CPU µs/req | after/before CPU |" >"$WORK/table"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" >>"$WORK/table"
 for impl in $IMPLS; do
     for tree in "$BEFORE" "$ROOT"; do start_impl "$tree" "$impl" "$PORT" "$SERVER_CPU"; stop_impl; done # build both first, off the clock
     for scenario in $SCENARIOS; do
@@ -129,8 +131,13 @@ for impl in $IMPLS; do
         a_unf=$(cut -d' ' -f4 "$WORK/after.txt" | median)
         b_cpu=$(cut -d' ' -f5 "$WORK/before.txt" | median)
         a_cpu=$(cut -d' ' -f5 "$WORK/after.txt" | median)
+        b_old=$(cut -d' ' -f6 "$WORK/before.txt" | median)
+        a_old=$(cut -d' ' -f6 "$WORK/after.txt" | median)
+        b_req=$(cut -d' ' -f7 "$WORK/before.txt" | median)
+        a_req=$(cut -d' ' -f7 "$WORK/after.txt" | median)
         awk -v i="$impl" -v s="$scenario" -v br="$b_rps" -v ar="$a_rps" -v bp="$b_p99" -v ap="$a_p99" -v e="$errors" -v bu="$b_unf" -v au="$a_unf" -v bc="$b_cpu" -v ac="$a_cpu" \
-            'BEGIN { printf "| %s | %s | %d | %d | %.2f | %.2f | %.2f | %d | %d | %d | %.1f | %.1f | %.2f |\n", i, s, br, ar, ar / br, bp / 1000, ap / 1000, e, bu, au, bc, ac, (bc > 0 ? ac / bc : 0) }' >>"$WORK/table"
+            -v bo="$b_old" -v ao="$a_old" -v bq="$b_req" -v aq="$a_req" \
+            'BEGIN { printf "| %s | %s | %d | %d | %.2f | %.2f | %.2f | %d | %d | %d | %d (%d) | %d (%d) | %.1f | %.1f | %.2f |\n", i, s, br, ar, ar / br, bp / 1000, ap / 1000, e, bq, aq, bu, bo, au, ao, bc, ac, (bc > 0 ? ac / bc : 0) }' >>"$WORK/table"
     done
 done
 
