@@ -5,7 +5,8 @@ multi-process recipe: `bind_sockets` once, start the store's owner, then
 `fork_processes(N)`: this process stays behind as the supervisor (restarting
 a worker that dies) and each worker runs its own IOLoop on the shared socket.
 Every IOLoop runs on uvloop (`uvloop.run`, uvloop's own entry point), the
-faster asyncio loop that Uvicorn also uses (spec/POLICIES.md §3).
+asyncio loop Uvicorn runs on too (spec/POLICIES.md §3; the README says what
+it did for Tornado: nothing measurable).
 
 SIGTERM to the launcher ends `fork_processes`' wait; the launcher then closes
 the lifeline pipe every worker and the owner watch (so each stops and
