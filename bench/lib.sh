@@ -45,12 +45,13 @@ stop_nginx() {
 }
 
 # start_impl TREE IMPL PORT [CPU]: `concur serve IMPL` of the repository at
-# TREE on 127.0.0.1:PORT with CONCUR_CORES=1, pinned to CPU when one is given
+# TREE on 127.0.0.1:PORT with CONCUR_CORES=$CORES (1 when unset), pinned to
+# CPU (a list for several cores) when one is given
 # (it builds first, so the wait is long); SERVE_PID is how stop_impl stops it.
 start_impl() {
     local pin=()
     [[ -n ${4:-} ]] && pin=(taskset -c "$4")
-    "${pin[@]}" "$CONCUR" serve "$2" --root "$1" --port "$3" --cores 1 >"$WORK/serve.out" 2>&1 &
+    "${pin[@]}" "$CONCUR" serve "$2" --root "$1" --port "$3" --cores "${CORES:-1}" >"$WORK/serve.out" 2>&1 &
     SERVE_PID=$!
     wait_up "http://127.0.0.1:$3/" 1800 "$2 (in $1)" "$WORK/serve.out"
 }
