@@ -3,7 +3,8 @@
 # run: go-nethttp's /user store (it stored the posted bytes; now it parses
 # them into Go's JSON value and serializes that on every get) and the Elixir
 # connection loop (mochiweb's full garbage collection after every request;
-# now none).
+# now none). It serves any other change of an implementation too: BASE,
+# IMPLS, SCENARIOS and the section's TITLE say which.
 #
 # The implementations at BASE (default: ad61a5e, the last commit before the
 # change) are checked out into a temporary git worktree and built there, the
@@ -16,6 +17,7 @@
 #
 # Usage: bench/fairness.sh            (REPEATS=5 DURATION=10 CONNECTIONS=50)
 #        IMPLS="elixir" REPEATS=3 bench/fairness.sh
+#        BASE=906d228 IMPLS=rust-axum SCENARIOS=hello TITLE="rust-axum's runtime" bench/fairness.sh
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,7 +56,6 @@ measure() {
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(round(r["requests_per_s"]), r["latency"]["p99_us"], r["errors"])' "$WORK/load.json"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "| implementation | scenario | before req/s | after req/s | after/before | before p99 ms | after p99 ms | errors |" >"$WORK/table"
 echo "|---|---|---|---|---|---|---|---|" >>"$WORK/table"
@@ -84,7 +85,7 @@ done
 
 {
     echo
-    echo "## Fairness changes, before and after ($(date -u +%Y-%m-%d), bench/fairness.sh)"
+    echo "## ${TITLE:-Fairness changes}, before and after ($(date -u '+%Y-%m-%d %H:%M') UTC, bench/fairness.sh)"
     echo
     echo "Before: \`$BASE\`; after: \`$(git -C "$ROOT" rev-parse --short HEAD)\`$(git -C "$ROOT" diff --quiet HEAD -- impls || echo ' plus uncommitted changes'). CONCUR_CORES=1, server on CPU $SERVER_CPU, \`concur load -t 1 -c $CONNECTIONS -d ${DURATION}s\` on CPU $GENERATOR_CPU (userinfo with no think time), before and after alternating, medians of $REPEATS; $(nproc) CPUs, $(uname -r)."
     echo

@@ -45,12 +45,13 @@ stop_nginx() {
 }
 
 # start_impl TREE IMPL PORT [CPU]: `concur serve IMPL` of the repository at
-# TREE on 127.0.0.1:PORT with CONCUR_CORES=1, pinned to CPU when one is given
-# (it builds first, so the wait is long); SERVE_PID is how stop_impl stops it.
+# TREE on 127.0.0.1:PORT with CONCUR_CORES=SERVE_CORES (default 1), pinned to
+# CPU when one is given (it builds first, so the wait is long); SERVE_PID is
+# how stop_impl stops it.
 start_impl() {
     local pin=()
     [[ -n ${4:-} ]] && pin=(taskset -c "$4")
-    "${pin[@]}" "$CONCUR" serve "$2" --root "$1" --port "$3" --cores 1 >"$WORK/serve.out" 2>&1 &
+    "${pin[@]}" "$CONCUR" serve "$2" --root "$1" --port "$3" --cores "${SERVE_CORES:-1}" >"$WORK/serve.out" 2>&1 &
     SERVE_PID=$!
     wait_up "http://127.0.0.1:$3/" 1800 "$2 (in $1)" "$WORK/serve.out"
 }
@@ -63,3 +64,12 @@ stop_impl() {
         SERVE_PID=
     fi
 }
+
+# server_pid PORT: the process listening on 127.0.0.1:PORT (the server itself,
+# not the `concur serve` in front of it).
+server_pid() {
+    ss -ltnpH "sport = :$1" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2
+}
+
+# median: the median of the numbers on standard input, one a line.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
