@@ -37,15 +37,7 @@ source "$ROOT/bench/lib.sh"
 require "util-linux curl python3" taskset curl python3
 build_concur
 
-BEFORE="$WORK/before"
-git -C "$ROOT" worktree add --detach --quiet "$BEFORE" "$BASE"
-SERVE_PID=
-cleanup() {
-    stop_impl
-    git -C "$ROOT" worktree remove --force "$BEFORE" 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
+checkout_before "$BASE"
 
 # measure SCENARIO: prints "requests_per_s p99_us errors" of one run.
 measure() {
@@ -62,17 +54,7 @@ echo "|---|---|---|---|---|---|---|---|" >>"$WORK/table"
 for impl in $IMPLS; do
     for tree in "$BEFORE" "$ROOT"; do start_impl "$tree" "$impl" "$PORT" "$SERVER_CPU"; stop_impl; done # build both first, off the clock
     for scenario in $SCENARIOS; do
-        : >"$WORK/before.txt"
-        : >"$WORK/after.txt"
-        for i in $(seq "$REPEATS"); do
-            for side in before after; do
-                tree=$ROOT
-                [[ $side == before ]] && tree=$BEFORE
-                start_impl "$tree" "$impl" "$PORT" "$SERVER_CPU"
-                measure "$scenario" | tee -a "$WORK/$side.txt" | sed "s/^/$impl $scenario $side $i: /" >&2
-                stop_impl
-            done
-        done
+        alternate "$impl" "$impl $scenario" "$SERVER_CPU" measure "$scenario"
         b_rps=$(cut -d' ' -f1 "$WORK/before.txt" | median)
         a_rps=$(cut -d' ' -f1 "$WORK/after.txt" | median)
         b_p99=$(cut -d' ' -f2 "$WORK/before.txt" | median)

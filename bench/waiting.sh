@@ -29,15 +29,7 @@ source "$ROOT/bench/lib.sh"
 require "iproute2 curl python3" ss curl python3
 build_concur
 
-BEFORE="$WORK/before"
-git -C "$ROOT" worktree add --detach --quiet "$BEFORE" "$BASE"
-SERVE_PID=
-cleanup() {
-    stop_impl
-    git -C "$ROOT" worktree remove --force "$BEFORE" 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
+checkout_before "$BASE"
 
 # memory PID: "rss_kib threads" of a running process.
 memory() { awk '/^VmRSS/ { r = $2 } /^Threads/ { t = $2 } END { print r, t }' "/proc/$1/status"; }
@@ -60,17 +52,7 @@ echo "| implementation | side | answered | unfinished | oldest unfinished s | id
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" >>"$WORK/table"
 for impl in $IMPLS; do
     for tree in "$BEFORE" "$ROOT"; do start_impl "$tree" "$impl" "$PORT"; stop_impl; done # build both first, off the clock
-    : >"$WORK/before.txt"
-    : >"$WORK/after.txt"
-    for i in $(seq "$REPEATS"); do
-        for side in before after; do
-            tree=$ROOT
-            [[ $side == before ]] && tree=$BEFORE
-            start_impl "$tree" "$impl" "$PORT"
-            measure | tee -a "$WORK/$side.txt" | sed "s/^/$impl $side $i: /" >&2
-            stop_impl
-        done
-    done
+    alternate "$impl" "$impl" "" measure
     for side in before after; do
         col() { cut -d' ' -f"$1" "$WORK/$side.txt" | median; }
         awk -v i="$impl" -v s="$side" -v n="$CLIENTS" -v a="$(col 1)" -v u="$(col 2)" -v o="$(col 3)" -v ir="$(col 4)" \
