@@ -3,7 +3,8 @@
 # run: go-nethttp's /user store (it stored the posted bytes; now it parses
 # them into Go's JSON value and serializes that on every get) and the Elixir
 # connection loop (mochiweb's full garbage collection after every request;
-# now none).
+# now none). It serves any other change of an implementation too: BASE,
+# IMPLS, SCENARIOS and the section's TITLE say which.
 #
 # The implementations at BASE (default: ad61a5e, the last commit before the
 # change) are checked out into a temporary git worktree and built there, the
@@ -29,6 +30,7 @@
 #        CORES=2 SERVER_CPU=0,1 GENERATOR_CPU=0,1 SCENARIOS=longpoll CONNECTIONS=2000 DURATION=8 REPEATS=1 bench/fairness.sh
 # The machine's load averages (uptime) at the start and the end go into the
 # section, since other work on a shared machine moves every figure.
+#        BASE=906d228 IMPLS=rust-axum SCENARIOS=hello TITLE="rust-axum's runtime" bench/fairness.sh
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,17 +52,7 @@ source "$ROOT/bench/lib.sh"
 require "util-linux curl python3" taskset curl python3
 build_concur
 
-BEFORE="$WORK/before"
-git -C "$ROOT" worktree add --detach --quiet "$BEFORE" "$BASE"
-SERVE_PID=
-cleanup() {
-    stop_impl
-    git -C "$ROOT" worktree remove --force "$BEFORE" 2>/dev/null || true
-    rm -rf "$WORK"
-}
-# A signal ends the script (a trap that only cleaned up would let it go on), and the exit cleans up.
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+checkout_before "$BASE"
 
 # server_cpu_ticks: user + system clock ticks of every process under
 # SERVE_PID (the server's whole tree, `concur serve` itself left out).
@@ -103,7 +95,6 @@ print(round(r["requests_per_s"]), r["latency"]["p99_us"], r["errors"], r["unfini
         "$WORK/load.json" "$before" "$after"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "| implementation | scenario | before req/s | after req/s | after/before | before p99 ms | after p99 ms | errors | before answered | after answered | before unfinished (oldest ms) | after unfinished (oldest ms) | before CPU µs/req | after CPU µs/req | after/before CPU |" >"$WORK/table"
@@ -111,17 +102,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" >>"$WORK/ta
 for impl in $IMPLS; do
     for tree in "$BEFORE" "$ROOT"; do start_impl "$tree" "$impl" "$PORT" "$SERVER_CPU"; stop_impl; done # build both first, off the clock
     for scenario in $SCENARIOS; do
-        : >"$WORK/before.txt"
-        : >"$WORK/after.txt"
-        for i in $(seq "$REPEATS"); do
-            for side in before after; do
-                tree=$ROOT
-                [[ $side == before ]] && tree=$BEFORE
-                start_impl "$tree" "$impl" "$PORT" "$SERVER_CPU"
-                measure "$scenario" | tee -a "$WORK/$side.txt" | sed "s/^/$impl $scenario $side $i: /" >&2
-                stop_impl
-            done
-        done
+        alternate "$impl" "$impl $scenario" "$SERVER_CPU" measure "$scenario"
         b_rps=$(cut -d' ' -f1 "$WORK/before.txt" | median)
         a_rps=$(cut -d' ' -f1 "$WORK/after.txt" | median)
         b_p99=$(cut -d' ' -f2 "$WORK/before.txt" | median)
@@ -143,7 +124,7 @@ done
 
 {
     echo
-    echo "## $TITLE, before and after ($(date -u +%Y-%m-%d), bench/fairness.sh)"
+    echo "## $TITLE, before and after ($(date -u '+%Y-%m-%d %H:%M') UTC, bench/fairness.sh)"
     echo
     echo "Before: \`$BASE\`; after: \`$(git -C "$ROOT" rev-parse --short HEAD)\`$(git -C "$ROOT" diff --quiet HEAD -- impls || echo ' plus uncommitted changes'). CONCUR_CORES=$CORES, server on CPU $SERVER_CPU, \`concur load -t 1 -c $CONNECTIONS -d ${DURATION}s\` on CPU $GENERATOR_CPU (userinfo with no think time), before and after alternating, medians of $REPEATS; $(nproc) CPUs, $(uname -r); load averages $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
     echo
