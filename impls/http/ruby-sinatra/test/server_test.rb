@@ -12,9 +12,12 @@ require "tmpdir"
 module RealServer
   START = %w[bundle exec puma -C config/puma.rb -e production].freeze
 
-  def start_server(workers)
+  # threads: CONCUR_THREADS, the server's pool (nil: config/puma.rb's
+  # default, the policy's 16,384); env: more variables.
+  def start_server(workers, threads: 32 * workers, env: {})
     @log = File.join(Dir.mktmpdir("concur-sinatra-test-"), "puma.log")
-    env = { "PORT" => "0", "CONCUR_BCRYPT_COST" => "4", "PUMA_MAX_THREADS" => "32", "WEB_CONCURRENCY" => workers.to_s }
+    env = { "PORT" => "0", "CONCUR_BCRYPT_COST" => "4", "WEB_CONCURRENCY" => workers.to_s }.merge(env)
+    env["CONCUR_THREADS"] = threads.to_s if threads
     @pid = Process.spawn(env, *START, chdir: ROOT, pgroup: true, %i[out err] => [@log, "w"])
     port = nil
     wait_until("Puma listening") { port = File.read(@log)[%r{Listening on http://127\.0\.0\.1:(\d+)}, 1] }
@@ -175,5 +178,30 @@ class SingleModeServerTest < Minitest::Test
     Process.kill("-TERM", @pid)
     Timeout.timeout(10) { sleep 0.05 until reaped? }
     wait_until("the group gone", 10) { !group_alive? }
+  end
+end
+
+# spec/POLICIES.md §1: the default pool, grown on demand.
+class ThreadPoolTest < Minitest::Test
+  include RealServer
+
+  def setup
+    start_server(1, threads: nil, env: { "CONCUR_LONGPOLL_MS" => "4000" })
+  end
+
+  def teardown
+    stop_server
+  end
+
+  # Regression: a pool of 256 threads per process answered 449 of 2,000
+  # long-poll clients at 2 cores and left the rest waiting the whole run. 300
+  # polls of 4 s end together, where 256 threads would answer the last 44 only
+  # after a second wait.
+  def test_long_polls_past_256_threads_are_all_answered_at_once
+    start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    codes = Array.new(300) { Thread.new { get("/longPoll").code } }.map(&:value)
+    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - start
+    assert_equal ["200"] * 300, codes
+    assert_operator elapsed, :<, 7.5, "300 polls of 4 s took #{elapsed.round(2)} s: some queued for a thread"
   end
 end

@@ -66,6 +66,12 @@ module Concur
       set :concur, Config.from_env
       set :store, Store.new # replaced by a SharedStore proxy in each Puma worker
       set :page_requests, Counter.new
+      # spec/POLICIES.md §2: one bcrypt hash in progress per process (one
+      # process per core). bcrypt-ruby hashes without the GVL, so without the
+      # lock every thread of the pool could hash at once, time-slicing the
+      # process's core; the others queue on the Mutex while the pool goes on
+      # serving. Created before Puma forks: each worker has its own.
+      set :bcrypt_lock, Mutex.new
       set :default_content_type, "text/plain"
       set :show_exceptions, false
       set :raise_errors, false
@@ -108,7 +114,8 @@ module Concur
 
     post "/password/set/*" do
       user = user_name
-      hash = BCrypt::Password.create(password_from_body, cost: settings.concur.bcrypt_cost)
+      password = password_from_body
+      hash = bcrypt { BCrypt::Password.create(password, cost: settings.concur.bcrypt_cost) }
       settings.store.set(:passwords, user, hash.to_s)
       "OK"
     end
@@ -119,10 +126,10 @@ module Concur
       stored = settings.store.get(:passwords, user)
       if stored.nil?
         # Hash once anyway, so that the 404 takes as long as a real check.
-        BCrypt::Password.create(password, cost: settings.concur.bcrypt_cost)
+        bcrypt { BCrypt::Password.create(password, cost: settings.concur.bcrypt_cost) }
         halt 404, "no password set for this user"
       end
-      halt 403, "wrong password" unless BCrypt::Password.new(stored) == password
+      halt 403, "wrong password" unless bcrypt { BCrypt::Password.new(stored) == password }
       "OK"
     end
 
@@ -164,6 +171,11 @@ module Concur
     end
 
     helpers do
+      # Runs one bcrypt call under the process's lock (settings.bcrypt_lock).
+      def bcrypt(&block)
+        settings.bcrypt_lock.synchronize(&block)
+      end
+
       # {user} as sent: the third segment of the raw (undecoded) path and
       # everything after it, so that `a/b` and `%41` are refused (SPEC §3.4).
       def user_name
