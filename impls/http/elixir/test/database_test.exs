@@ -144,6 +144,12 @@ defmodule Concur.DatabaseTest do
     assert second != first
   end
 
+  test "an exception in a request's work is its error, and the connection serves the next" do
+    pool = pool(1)
+    assert {:error, "boom"} = Pool.transaction(pool, fn conn -> Connection.run(conn, fn _ -> raise "boom" end) end)
+    assert {:ok, _} = slow_query(pool, 0)
+  end
+
   test "a refused connection is an error at once, not a wait" do
     {:ok, listener} = :gen_tcp.listen(0, ip: {127, 0, 0, 1})
     {:ok, port} = :inet.port(listener)

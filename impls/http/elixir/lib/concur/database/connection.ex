@@ -17,7 +17,8 @@ defmodule Concur.Database.Connection do
   Runs `fun.(pg)` in this process on its open connection `pg`, or answers
   why there is none. `fun` throws `{:pgsql, reason}` for a failed statement
   (see `execute!/3`); an exit of the driver (a connection cut under a
-  statement, its 5 s call timeout) drops the connection.
+  statement, its 5 s call timeout) drops the connection; an exception in
+  `fun` is the request's error and leaves this process serving.
   """
   def run(conn, fun), do: GenServer.call(conn, {:run, fun}, :infinity)
 
@@ -47,6 +48,8 @@ defmodule Concur.Database.Connection do
         catch
           :throw, {:pgsql, reason} -> {:reply, {:error, reason}, state}
           :exit, reason -> {:reply, {:error, reason}, close(state)}
+          # A reply of a shape the route did not expect: the request's failure, not this process's.
+          :error, exception -> {:reply, {:error, Exception.message(exception)}, state}
         end
 
       {:error, reason} ->
