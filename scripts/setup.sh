@@ -18,8 +18,9 @@ for arg in "$@"; do
 done
 
 want=(
-  # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF
-  erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev
+  # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF,
+  # and Debian's PostgreSQL driver for elixir's database routes (Hex is not reachable)
+  erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev erlang-p1-pgsql
   # Ruby implementations: Ruby, Puma, Rails, Sinatra, Rack and bcrypt, all from Debian (RubyGems is not used)
   ruby ruby-bundler puma ruby-sinatra ruby-rack ruby-rails ruby-bcrypt ruby-rack-test rake
   # Python implementations: each builds its own virtual environment from PyPI
