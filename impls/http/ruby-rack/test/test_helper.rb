@@ -17,6 +17,7 @@ class PumaProcess
     "CONCUR_PAGE_DELAY_EVERY" => "3",
     "CONCUR_PAGE_DELAY_MS" => "300",
     "CONCUR_LONGPOLL_MS" => "300",
+    "CONCUR_DB_URL" => nil, # no database unless a test gives one (`concur test` exports one)
   }.freeze
 
   attr_reader :pid, :port

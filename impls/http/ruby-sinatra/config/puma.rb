@@ -19,7 +19,7 @@ end
 # SPEC §1: 127.0.0.1 only, and a listen backlog of 4096 (Puma's default is 1024).
 bind "tcp://127.0.0.1:#{concur.port}?backlog=4096"
 
-worker_count = Integer(ENV.fetch("WEB_CONCURRENCY", concur.cores.to_s))
+worker_count = concur.workers
 if worker_count > 1
   # Cluster mode: the application is loaded once in the master, then forked.
   workers worker_count
