@@ -4,12 +4,15 @@
 //! `app` and `serve` directly.
 
 pub mod config;
+pub mod db;
 mod error;
 mod extract;
+mod fortunes;
 mod hello;
 mod password;
 pub mod runtimes;
 mod user;
+mod world;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -46,17 +49,27 @@ pub struct AppState {
     pub page_requests: Arc<AtomicU64>,
     /// one permit per core: how many bcrypt hashes may run at once
     hash_permits: Arc<Semaphore>,
+    /// the database pool of the runtime this state serves on (`for_runtime`)
+    pub db: db::Database,
 }
 
 impl AppState {
+    /// The state of a server on one runtime: its pool is all of `CONCUR_DB_POOL`.
     pub fn new(config: Config) -> AppState {
         AppState {
+            db: db::Database::open(config.db.as_ref(), config.db_pool),
             hash_permits: Arc::new(Semaphore::new(config.cores)),
             config: Arc::new(config),
             passwords: Arc::default(),
             users: Arc::default(),
             page_requests: Arc::default(),
         }
+    }
+
+    /// The same state for one of several runtimes, with a pool of its own
+    /// of `share` connections (`db::shares`): everything else stays shared.
+    pub fn for_runtime(&self, share: usize) -> AppState {
+        AppState { db: db::Database::open(self.config.db.as_ref(), share), ..self.clone() }
     }
 
     /// Runs a bcrypt call on tokio's blocking pool once a permit is free.
@@ -86,7 +99,12 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(hello::hello))
         .route("/json", get(hello::hello_json))
         .route("/page", get(hello::page))
-        .route("/longPoll", get(hello::long_poll));
+        .route("/longPoll", get(hello::long_poll))
+        .route("/db", get(world::single_query))
+        .route("/queries", get(world::queries))
+        .route("/updates", get(world::updates))
+        .route("/fortunes", get(fortunes::fortunes))
+        .route("/slowdb", get(world::slow_query));
     let user_routes: [(&str, MethodRouter<AppState>); 4] = [
         ("/password/set/", post(password::set)),
         ("/password/verify/", post(password::verify)),

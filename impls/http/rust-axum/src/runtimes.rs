@@ -1,16 +1,17 @@
 //! `CONCUR_CORES` as one current-thread tokio runtime per core, each on a
 //! thread of its own with a listening socket of its own on the one port
 //! (`SO_REUSEPORT`: the kernel spreads new connections over the sockets), all
-//! sharing one `AppState`. This is how TechEmpower's axum entry and actix-web's
-//! workers run, and what tokio's maintainers point to for "one event loop per
-//! core". The entry ran tokio's multi-thread scheduler with `CONCUR_CORES`
-//! workers before; at one core that is a work-stealing scheduler with no one
+//! sharing one `AppState` but for its database pool: each runtime has a pool
+//! of its own, a share of `CONCUR_DB_POOL` (`db.rs`). This is how TechEmpower's
+//! axum entry and actix-web's workers run, and what tokio's maintainers point
+//! to for "one event loop per core". The entry ran tokio's multi-thread
+//! scheduler with `CONCUR_CORES` workers before; at one core that is a work-stealing scheduler with no one
 //! to steal from (README, "CONCUR_CORES", for what the A/B measured).
 //!
 //! Stopping: `stop` tells every runtime's `serve` to shut down gracefully,
 //! then waits for them all, at most a grace period.
 
-use crate::{AppState, listen, serve};
+use crate::{AppState, db, listen, serve};
 use std::io;
 use std::net::SocketAddr;
 use std::thread;
@@ -43,8 +44,9 @@ impl Runtimes {
         }
         let (stop, stopped) = watch::channel(false);
         let (sender, ended) = mpsc::unbounded_channel();
-        for (i, listener) in listeners.into_iter().enumerate() {
-            let (state, mut stopped, sender) = (state.clone(), stopped.clone(), sender.clone());
+        let shares = db::shares(state.config.db_pool, count);
+        for (i, (listener, share)) in listeners.into_iter().zip(shares).enumerate() {
+            let (state, mut stopped, sender) = (state.for_runtime(share), stopped.clone(), sender.clone());
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;
             };

@@ -27,6 +27,9 @@ pub fn test_config() -> Config {
         page_delay_every: PAGE_DELAY_EVERY,
         page_delay: PAGE_DELAY,
         long_poll: LONG_POLL,
+        db: None,
+        db_pool: 2,
+        db_slow: Duration::from_millis(20),
     }
 }
 

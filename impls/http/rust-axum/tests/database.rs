@@ -1,0 +1,243 @@
+//! The database routes (SPEC §8) against a real PostgreSQL seeded as §8.1
+//! says: the one `CONCUR_DB_URL` names (`concur test` gives it), else one
+//! these tests start with `concur db` (on PATH, or the repository's release
+//! build), which ends with the test process. The servers run as the binary
+//! runs them: one current-thread runtime per core, each with its pool.
+
+mod common;
+
+use common::{Response, request, send};
+use concur_rust_axum::AppState;
+use concur_rust_axum::runtimes::Runtimes;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::{OnceLock, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The database's URL, started on first use.
+fn database_url() -> &'static str {
+    static URL: OnceLock<Result<String, String>> = OnceLock::new();
+    let url = URL.get_or_init(|| std::env::var("CONCUR_DB_URL").or_else(|_| start_concur_db()));
+    url.as_deref().unwrap_or_else(|e| panic!("the database routes need PostgreSQL: {e}; run `concur test rust-axum`, or export the CONCUR_DB_URL that `concur db` prints"))
+}
+
+/// Runs `concur db` from a thread that lives as long as the process: the
+/// kernel sends it SIGINT when the thread that started it ends (PDEATHSIG
+/// follows the thread), so only the end of the test process stops it.
+fn start_concur_db() -> Result<String, String> {
+    let bin = ["concur", concat!(env!("CARGO_MANIFEST_DIR"), "/../../../target/release/concur")]
+        .into_iter()
+        .find(|bin| Command::new(bin).arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success()))
+        .ok_or("no concur on PATH nor in the repository's target/release (cargo build --release)")?;
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut command = Command::new(bin);
+        command.arg("db").stdout(Stdio::piped());
+        // SAFETY: prctl is async-signal-safe, as pre_exec requires.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            })
+        };
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => return sender.send(Err(format!("starting {bin} db: {e}"))).unwrap(),
+        };
+        let mut line = String::new();
+        let _ = BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
+        let url =
+            line.trim().strip_prefix("CONCUR_DB_URL=").map(str::to_string).ok_or(format!("{bin} db printed {line:?}"));
+        sender.send(url).unwrap();
+        loop {
+            thread::park();
+        }
+    });
+    receiver.recv().map_err(|e| e.to_string())?
+}
+
+/// `runtimes` runtimes sharing a pool of `pool` on the database at `url`;
+/// dropping it stops them.
+struct Server {
+    addr: SocketAddr,
+    runtimes: Option<Runtimes>,
+}
+
+impl Server {
+    fn start(url: Option<&str>, runtimes: usize, pool: usize, slow: Duration) -> Server {
+        let mut config = common::test_config();
+        config.db = url.map(|url| url.parse().unwrap());
+        (config.cores, config.db_pool, config.db_slow) = (runtimes, pool, slow);
+        let runtimes = Runtimes::start(config.addr, runtimes, AppState::new(config)).unwrap();
+        Server { addr: runtimes.local_addr(), runtimes: Some(runtimes) }
+    }
+
+    fn get(&self, target: &str) -> Response {
+        send(self.addr, &request("GET", target, b""))
+    }
+
+    fn rows(&self, target: &str) -> Vec<(i64, i64)> {
+        let reply = self.get(target);
+        assert_eq!(
+            (reply.status, reply.header("content-type")),
+            (200, Some("application/json")),
+            "GET {target}: {}",
+            reply.text()
+        );
+        let value: Value = serde_json::from_slice(&reply.body).unwrap();
+        let list = if value.is_array() { value.as_array().unwrap().clone() } else { vec![value] };
+        list.iter()
+            .map(|row| {
+                let object = row.as_object().expect("a row is an object");
+                assert_eq!(object.len(), 2, "{row}");
+                (object["id"].as_i64().unwrap(), object["randomNumber"].as_i64().unwrap())
+            })
+            .collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let stopper = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let _ = stopper.block_on(self.runtimes.take().unwrap().stop(Duration::from_secs(2)));
+    }
+}
+
+fn server(pool: usize, slow: Duration) -> Server {
+    Server::start(Some(database_url()), 2, pool, slow)
+}
+
+/// The `randomnumber` of row `id`, read from the database itself.
+fn stored(id: i64) -> i64 {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(database_url(), tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let row = client.query_one("SELECT randomnumber FROM world WHERE id = $1", &[&(id as i32)]).await.unwrap();
+        i64::from(row.get::<_, i32>(0))
+    })
+}
+
+#[test]
+fn db_answers_a_row_as_stored() {
+    let server = server(4, Duration::ZERO);
+    let [(id, number)] = server.rows("/db")[..] else { panic!("one row") };
+    assert!((1..=10_000).contains(&id));
+    assert_eq!(number, stored(id));
+}
+
+#[test]
+fn queries_clamps_n_and_reads_the_stored_rows() {
+    let server = server(4, Duration::ZERO);
+    for (query, want) in [
+        ("", 1),
+        ("?queries=", 1),
+        ("?queries=foo", 1),
+        ("?queries=0", 1),
+        ("?queries=20", 20),
+        ("?queries=500", 500),
+        ("?queries=501", 500),
+    ] {
+        assert_eq!(server.rows(&format!("/queries{query}")).len(), want, "{query}");
+    }
+    for (id, number) in server.rows("/queries?queries=3") {
+        assert_eq!(number, stored(id), "row {id}");
+    }
+}
+
+#[test]
+fn updates_write_the_new_numbers() {
+    let server = server(4, Duration::ZERO);
+    let answered = server.rows("/updates?queries=20");
+    assert_eq!(answered.len(), 20);
+    for &(id, _) in &answered {
+        // An id drawn twice keeps one of its two numbers (SPEC §8.3).
+        let numbers: Vec<i64> = answered.iter().filter(|row| row.0 == id).map(|row| row.1).collect();
+        assert!(numbers.contains(&stored(id)), "row {id} answered {numbers:?}, stored {}", stored(id));
+    }
+}
+
+#[test]
+fn fortunes_is_the_escaped_sorted_page() {
+    let server = server(4, Duration::ZERO);
+    let reply = server.get("/fortunes");
+    assert_eq!((reply.status, reply.header("content-type")), (200, Some("text/html; charset=utf-8")));
+    let page: String = reply.text().lines().collect();
+    // askama writes numeric references: &#60; for <, &#62; for >, &#34; for ".
+    let first = "<tr><td>11</td><td>&#60;script&#62;alert(&#34;This should not be displayed in a browser alert box.&#34;);&#60;/script&#62;</td></tr>";
+    assert!(page.contains(&format!("<th>message</th></tr>{first}<tr><td>4</td>")), "{page}");
+    assert!(page.contains("<tr><td>0</td><td>Additional fortune added at request time.</td></tr>"), "{page}");
+    assert!(page.contains("aren&#39;t broken"), "{page}");
+    assert!(page.contains("<tr><td>12</td><td>フレームワークのベンチマーク</td></tr></table>"), "{page}");
+    assert_eq!(page.matches("<tr><td>").count(), 13);
+}
+
+#[test]
+fn slowdb_waits_in_the_query() {
+    let server = server(4, Duration::from_millis(100));
+    let started = Instant::now();
+    server.rows("/slowdb");
+    assert!(started.elapsed() >= Duration::from_millis(100), "answered after {:?}", started.elapsed());
+}
+
+/// A pool of 2 over two runtimes is one connection each: eight slow queries
+/// at once run two at a time at most, the others suspended in `Pool::get`.
+#[test]
+fn the_pool_bound_holds_across_runtimes() {
+    let server = server(2, Duration::from_millis(50));
+    let started = Instant::now();
+    thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| server.rows("/slowdb"));
+        }
+    });
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "8 slow queries on 2 connections took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn no_database_is_503_and_the_other_routes_serve() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("postgres://u:p@{}/db", closed.local_addr().unwrap());
+    drop(closed);
+    for url in [None, Some(refused.as_str())] {
+        let server = Server::start(url, 2, 2, Duration::ZERO);
+        for target in ["/db", "/queries?queries=2", "/updates", "/fortunes", "/slowdb"] {
+            let started = Instant::now();
+            let reply = server.get(target);
+            assert_eq!(
+                (reply.status, reply.header("content-type")),
+                (503, Some("text/plain; charset=utf-8")),
+                "{url:?} {target}"
+            );
+            assert_eq!(reply.text().trim_end().lines().count(), 1, "{:?}", reply.text());
+            assert!(started.elapsed() < Duration::from_secs(5), "{url:?} {target}: 503 after {:?}", started.elapsed());
+        }
+        assert_eq!(server.get("/").text(), "Hello, World!");
+    }
+}
+
+#[test]
+fn database_routes_refuse_other_methods() {
+    let server = Server::start(None, 1, 1, Duration::ZERO);
+    for target in ["/db", "/queries", "/updates", "/fortunes", "/slowdb"] {
+        let reply = send(server.addr, &request("POST", target, b""));
+        assert_eq!(reply.status, 405, "POST {target}");
+        assert!(
+            reply.header("allow").is_some_and(|allow| allow.contains("GET")),
+            "POST {target}: {:?}",
+            reply.header("allow")
+        );
+    }
+    assert_eq!(server.get("/db/1").status, 404);
+}
