@@ -2,6 +2,7 @@
 // 127.0.0.1, with SO_REUSEPORT when several processes share the port.
 
 import type { Config } from "./config.ts";
+import { Database } from "./database.ts";
 import { SERVER, TEXT } from "./respond.ts";
 import { createRoutes } from "./routes.ts";
 import type { Store } from "./store.ts";
@@ -11,9 +12,11 @@ import type { Store } from "./store.ts";
 // keep-alive default (and near Bun's maximum of 255 s).
 const IDLE_TIMEOUT_S = 75;
 
-export function createServer(config: Config, store: Store, { reusePort = false } = {}) {
-  const { routes, fallback } = createRoutes(config, store);
-  return Bun.serve({
+/** `worker` is the process' index among CONCUR_CORES workers, which picks its share of the database pool. */
+export function createServer(config: Config, store: Store, { reusePort = false, worker = 0 } = {}) {
+  const db = new Database(config, worker);
+  const { routes, fallback } = createRoutes(config, store, db);
+  const server = Bun.serve({
     hostname: "127.0.0.1",
     port: config.port,
     reusePort,
@@ -26,4 +29,5 @@ export function createServer(config: Config, store: Store, { reusePort = false }
       return new Response("internal server error", { status: 500, headers: { Server: SERVER, "Content-Type": TEXT } });
     },
   });
+  return { server, db };
 }

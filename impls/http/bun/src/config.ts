@@ -10,6 +10,11 @@ export interface Config {
   pageDelayEvery: number;
   pageDelayMs: number;
   longPollMs: number;
+  /** "" when unset: the database routes answer 503 (SPEC §8.4). */
+  dbUrl: string;
+  /** Connections for all processes together (SPEC §8.2). */
+  dbPool: number;
+  dbSlowMs: number;
 }
 
 import { resolve } from "node:path";
@@ -31,6 +36,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pageDelayEvery: integer(env, "CONCUR_PAGE_DELAY_EVERY", 1, Number.MAX_SAFE_INTEGER, 10),
     pageDelayMs: integer(env, "CONCUR_PAGE_DELAY_MS", 0, MAX_TIMER_MS, 2000),
     longPollMs: integer(env, "CONCUR_LONGPOLL_MS", 0, MAX_TIMER_MS, 5000),
+    dbUrl: env.CONCUR_DB_URL ?? "",
+    dbPool: integer(env, "CONCUR_DB_POOL", 1, 1_000_000, 16),
+    dbSlowMs: integer(env, "CONCUR_DB_SLOW_MS", 0, MAX_TIMER_MS, 20),
   };
 }
 

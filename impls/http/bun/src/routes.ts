@@ -6,9 +6,11 @@
 import type { BunRequest, Server } from "bun";
 import { isObject, parseJson, readBody } from "./body.ts";
 import type { Config } from "./config.ts";
+import type { Database } from "./database.ts";
 import { Passwords, passwordOf } from "./passwords.ts";
 import { HttpError, JSON_TYPE, errorResponse, send, text } from "./respond.ts";
 import type { Store } from "./store.ts";
+import { createDatabaseRoutes } from "./worlds.ts";
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -16,8 +18,9 @@ type Handler = (req: BunRequest, server: Server<undefined>) => Response | Promis
 type UserHandler = (req: BunRequest, user: string, server: Server<undefined>) => Promise<Response>;
 type Methods = { GET?: Handler; POST?: Handler };
 
-export function createRoutes(config: Config, store: Store) {
+export function createRoutes(config: Config, store: Store, db: Database) {
   const passwords = new Passwords(config.bcryptCost);
+  const database = createDatabaseRoutes(config, db);
   // Counted per process, as the blog's server did: each worker has its own.
   let pageRequests = 0;
 
@@ -82,6 +85,11 @@ export function createRoutes(config: Config, store: Store) {
     "/password/verify/*": { POST: withUser("/password/verify/", verifyPassword) },
     "/user/set/*": { POST: withUser("/user/set/", setUser) },
     "/user/get/*": { GET: withUser("/user/get/", getUser) },
+    "/db": { GET: guard(database.single) },
+    "/queries": { GET: guard(database.queries) },
+    "/updates": { GET: guard(database.updates) },
+    "/fortunes": { GET: guard(database.fortunes) },
+    "/slowdb": { GET: guard(database.slow) },
   } satisfies Record<string, Methods>;
 
   /** Requests no route took: an unknown path (404) or a known path with another method (405). */

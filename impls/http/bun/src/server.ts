@@ -21,11 +21,11 @@ const worker = process.env.CONCUR_WORKER !== undefined;
 if (config.cores > 1 && !worker) {
   runPrimary(config);
 } else if (worker) {
-  createServer(config, new IpcStore(), { reusePort: true });
+  createServer(config, new IpcStore(), { reusePort: true, worker: Number(process.env.CONCUR_WORKER) });
   // Without its primary a worker has no store: leave with it.
   process.once("disconnect", () => process.exit(0));
   process.send!(READY);
 } else {
-  const server = createServer(config, new MemoryStore());
+  const { server } = createServer(config, new MemoryStore());
   console.log(`bun: listening on ${server.url.href}`);
 }

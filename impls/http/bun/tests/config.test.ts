@@ -9,6 +9,7 @@ describe("config", () => {
   test("defaults", () => {
     expect(loadConfig({ PORT: "8080" })).toEqual({
       port: 8080, cores: 1, bcryptCost: 10, pageFile: DEFAULT_PAGE_FILE, pageDelayEvery: 10, pageDelayMs: 2000, longPollMs: 5000,
+      dbUrl: "", dbPool: 16, dbSlowMs: 20,
     });
     expect(DEFAULT_PAGE_FILE).toEndWith("/spec/static/hello.html");
   });
@@ -25,6 +26,8 @@ describe("config", () => {
       CONCUR_PAGE_DELAY_EVERY: ["0", "-3"],
       CONCUR_PAGE_DELAY_MS: ["-1", "soon"],
       CONCUR_LONGPOLL_MS: ["1e3", "99999999999"],
+      CONCUR_DB_POOL: ["0", "many"],
+      CONCUR_DB_SLOW_MS: ["-5"],
     };
     for (const [name, values] of Object.entries(bad)) {
       for (const value of values) expect(() => loadConfig({ PORT: "8080", [name]: value })).toThrow(name);

@@ -18,13 +18,20 @@ export const TEST_CONFIG: Config = {
   pageDelayEvery: 3,
   pageDelayMs: 300,
   longPollMs: 200,
+  dbUrl: "",
+  dbPool: 4,
+  dbSlowMs: 20,
 };
 
 /** Starts the server in this process; `stop()` closes it and its connections. */
 export function startServer(overrides: Partial<Config> = {}) {
   const config = { ...TEST_CONFIG, ...overrides };
-  const server = createServer(config, new MemoryStore());
-  return { port: server.port as number, url: `http://127.0.0.1:${server.port}`, config, stop: () => server.stop(true) };
+  const { server, db } = createServer(config, new MemoryStore());
+  const stop = async () => {
+    await server.stop(true);
+    await db.close();
+  };
+  return { port: server.port as number, url: `http://127.0.0.1:${server.port}`, config, stop };
 }
 
 /**
@@ -114,4 +121,42 @@ export function groupAlive(pgid: number): boolean {
   } catch {
     return false;
   }
+}
+
+let database: Promise<string> | undefined;
+let concurDb: ReturnType<typeof Bun.spawn> | undefined;
+
+/**
+ * PostgreSQL seeded as SPEC §8.1: CONCUR_DB_URL's (`concur test` gives it),
+ * else a `concur db` started now (the repository's release build) and
+ * stopped when this test process exits.
+ */
+export function databaseUrl(): Promise<string> {
+  database ??= (async () => {
+    if (process.env.CONCUR_DB_URL) return process.env.CONCUR_DB_URL;
+    const concur = Bun.which("concur") ?? resolve(FOLDER, "../../../target/release/concur");
+    if (!(await Bun.file(concur).exists())) {
+      throw new Error(`the database routes need PostgreSQL: no concur on PATH nor at ${concur}; run \`cargo build --release\`, or \`concur test bun\``);
+    }
+    concurDb = Bun.spawn([concur, "db"], { stdout: "pipe", stderr: "inherit" });
+    process.once("exit", () => concurDb?.kill("SIGINT"));
+    const reader = (concurDb.stdout as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const line = text.split("\n")[0]!.trim();
+    if (!line.startsWith("CONCUR_DB_URL=")) throw new Error(`concur db printed '${line}' where CONCUR_DB_URL=... was expected`);
+    return line.slice("CONCUR_DB_URL=".length);
+  })();
+  return database;
+}
+
+/** Stops the `concur db` that `databaseUrl` started, if any. */
+export async function stopDatabase() {
+  concurDb?.kill("SIGINT");
+  await concurDb?.exited;
+  concurDb = undefined;
 }

@@ -17,6 +17,11 @@ export interface Config {
   pageDelayEvery: number;
   pageDelayMs: number;
   longPollMs: number;
+  /** '' when unset: the database routes answer 503 (SPEC §8.4). */
+  dbUrl: string;
+  /** Connections for all workers together (SPEC §8.2). */
+  dbPool: number;
+  dbSlowMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -33,6 +38,9 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     pageDelayEvery: integer(env, 'CONCUR_PAGE_DELAY_EVERY', 1, Number.MAX_SAFE_INTEGER, 10),
     pageDelayMs: integer(env, 'CONCUR_PAGE_DELAY_MS', 0, MAX_TIMER_MS, 2000),
     longPollMs: integer(env, 'CONCUR_LONGPOLL_MS', 0, MAX_TIMER_MS, 5000),
+    dbUrl: env.CONCUR_DB_URL ?? '',
+    dbPool: integer(env, 'CONCUR_DB_POOL', 1, 1_000_000, 16),
+    dbSlowMs: integer(env, 'CONCUR_DB_SLOW_MS', 0, MAX_TIMER_MS, 20),
   };
 }
 

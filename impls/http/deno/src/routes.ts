@@ -4,9 +4,11 @@
 
 import { isObject, parseJson, readBody } from './body.ts';
 import type { Config } from './config.ts';
+import type { Database } from './database.ts';
 import { compare, hash } from './passwords.ts';
 import { HttpError, JSON_TYPE, respond, text } from './respond.ts';
 import type { Store } from './store.ts';
+import { createDatabaseRoutes } from './worlds.ts';
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
 const PASSWORD_MAX_BYTES = 72;
@@ -17,7 +19,12 @@ type Methods = Partial<Record<'GET' | 'POST', Handler>>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const utf8 = new TextEncoder();
 
-export function createRoutes(config: Config, store: Store): (req: Request) => Promise<Response> | Response {
+export function createRoutes(
+  config: Config,
+  store: Store,
+  db: Database,
+): (req: Request) => Promise<Response> | Response {
+  const database = createDatabaseRoutes(config, db);
   // Counted per isolate, as the blog's server counted per process: each worker has its own.
   let pageRequests = 0;
 
@@ -26,6 +33,11 @@ export function createRoutes(config: Config, store: Store): (req: Request) => Pr
     ['/json', { GET: () => respond(200, JSON_TYPE, JSON.stringify({ message: 'Hello, World!' })) }],
     ['/page', { GET: page }],
     ['/longPoll', { GET: longPoll }],
+    ['/db', { GET: database.single }],
+    ['/queries', { GET: database.queries }],
+    ['/updates', { GET: database.updates }],
+    ['/fortunes', { GET: database.fortunes }],
+    ['/slowdb', { GET: database.slow }],
   ]);
   const prefixed: [string, Methods][] = [
     ['/password/set/', { POST: setPassword }],

@@ -12,8 +12,9 @@ export function runSupervisor(config: Config): void {
   const store = new MemoryStore();
   let listening = 0;
 
-  function start(): void {
-    const worker = new Worker(WORKER, { type: 'module' });
+  // The worker's name is its index, from which it takes its share of CONCUR_DB_POOL.
+  function start(index: number): void {
+    const worker = new Worker(WORKER, { type: 'module', name: String(index) });
     let ready = false;
     serveStore(worker, store);
     worker.addEventListener('message', ({ data }: MessageEvent) => {
@@ -32,9 +33,9 @@ export function runSupervisor(config: Config): void {
         Deno.exit(1);
       }
       console.error(`deno: a worker died (${event.message}); starting another`);
-      start();
+      start(index);
     });
   }
 
-  for (let i = 0; i < config.cores; i++) start();
+  for (let i = 0; i < config.cores; i++) start(i);
 }

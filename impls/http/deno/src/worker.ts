@@ -11,5 +11,6 @@ import { WorkerStore } from './store.ts';
 
 serve(loadConfig(), new WorkerStore(self), {
   reusePort: true,
+  worker: Number(self.name),
   onListen: () => self.postMessage({ type: 'listening' }),
 });

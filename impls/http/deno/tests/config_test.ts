@@ -14,6 +14,9 @@ Deno.test('defaults', () => {
     pageDelayEvery: 10,
     pageDelayMs: 2000,
     longPollMs: 5000,
+    dbUrl: '',
+    dbPool: 16,
+    dbSlowMs: 20,
   });
 });
 
@@ -35,6 +38,8 @@ Deno.test('every bad value is refused with the variable named', () => {
     CONCUR_PAGE_DELAY_EVERY: ['0', '-3'],
     CONCUR_PAGE_DELAY_MS: ['-1', 'soon'],
     CONCUR_LONGPOLL_MS: ['1e3', '99999999999'],
+    CONCUR_DB_POOL: ['0', 'many'],
+    CONCUR_DB_SLOW_MS: ['-5'],
   };
   for (const [name, values] of Object.entries(bad)) {
     for (const value of values) {

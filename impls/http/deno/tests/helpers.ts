@@ -4,6 +4,7 @@
 
 import { createHandler } from '../src/app.ts';
 import { type Config, DEFAULT_PAGE_FILE } from '../src/config.ts';
+import { Database } from '../src/database.ts';
 import { MemoryStore } from '../src/store.ts';
 
 export const FOLDER = new URL('..', import.meta.url).pathname;
@@ -16,6 +17,9 @@ export const TEST_CONFIG: Config = {
   pageDelayEvery: 3,
   pageDelayMs: 300,
   longPollMs: 200,
+  dbUrl: '',
+  dbPool: 4,
+  dbSlowMs: 20,
 };
 
 export interface TestServer {
@@ -29,12 +33,17 @@ export interface TestServer {
 export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const config = { ...TEST_CONFIG, ...overrides };
   const { promise: listening, resolve } = Promise.withResolvers<number>();
+  const db = new Database(config);
   const server = Deno.serve(
     { hostname: '127.0.0.1', port: 0, onListen: ({ port }) => resolve(port) },
-    createHandler(config, new MemoryStore()),
+    createHandler(config, new MemoryStore(), db),
   );
   const port = await listening;
-  return { port, url: `http://127.0.0.1:${port}`, config, stop: () => server.shutdown() };
+  const stop = async () => {
+    await server.shutdown();
+    await db.close();
+  };
+  return { port, url: `http://127.0.0.1:${port}`, config, stop };
 }
 
 /** Sanitizers off: the server's connections outlive a step by design. */
@@ -180,4 +189,52 @@ function freePort(): number {
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
   return port;
+}
+
+let database: Promise<string> | undefined;
+let concurDb: Deno.ChildProcess | undefined;
+
+/**
+ * PostgreSQL seeded as SPEC §8.1: CONCUR_DB_URL's (`concur test` gives it),
+ * else a `concur db` started now (the repository's release build); stop it
+ * with `stopDatabase`.
+ */
+export function databaseUrl(): Promise<string> {
+  database ??= (async () => {
+    const given = Deno.env.get('CONCUR_DB_URL');
+    if (given) return given;
+    const concur = new URL('../../../../target/release/concur', import.meta.url).pathname;
+    try {
+      await Deno.stat(concur);
+    } catch {
+      throw new Error(
+        `the database routes need PostgreSQL: no ${concur}; run \`cargo build --release\`, or \`concur test deno\``,
+      );
+    }
+    concurDb = new Deno.Command(concur, { args: ['db'], stdout: 'piped', stderr: 'inherit' }).spawn();
+    const reader = concurDb.stdout.getReader();
+    let text = '';
+    while (!text.includes('\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    reader.releaseLock();
+    concurDb.stdout.cancel();
+    const line = text.split('\n')[0].trim();
+    if (!line.startsWith('CONCUR_DB_URL=')) {
+      throw new Error(`concur db printed '${line}' where CONCUR_DB_URL=... was expected`);
+    }
+    return line.slice('CONCUR_DB_URL='.length);
+  })();
+  return database;
+}
+
+/** Stops the `concur db` that `databaseUrl` started, if any. */
+export async function stopDatabase(): Promise<void> {
+  if (!concurDb) return;
+  concurDb.kill('SIGINT');
+  await concurDb.status;
+  concurDb = undefined;
+  database = undefined;
 }

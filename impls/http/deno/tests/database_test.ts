@@ -1,0 +1,234 @@
+// SPEC §8 against a real PostgreSQL (helpers' databaseUrl): rows as stored,
+// N clamped, updates written back, the fortunes page, the slow query, the
+// pool's bound, and 503 while the database cannot be reached.
+
+import assert from 'node:assert/strict';
+import postgres from 'postgres';
+import { databaseUrl, parseResponses, raw, spawnServer, startServer, step, stopDatabase } from './helpers.ts';
+
+const FORTUNES = `<!DOCTYPE html>
+<html>
+<head><title>Fortunes</title></head>
+<body>
+<table>
+<tr><th>id</th><th>message</th></tr>
+<tr><td>11</td><td>&lt;script&gt;alert(&quot;This should not be displayed in a browser alert box.&quot;);&lt;/script&gt;</td></tr>
+<tr><td>4</td><td>A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1</td></tr>
+<tr><td>5</td><td>A computer program does what you tell it to do, not what you want it to do.</td></tr>
+<tr><td>2</td><td>A computer scientist is someone who fixes things that aren&#39;t broken.</td></tr>
+<tr><td>8</td><td>A list is only as strong as its weakest link. — Donald Knuth</td></tr>
+<tr><td>0</td><td>Additional fortune added at request time.</td></tr>
+<tr><td>3</td><td>After enough decimal places, nobody gives a damn.</td></tr>
+<tr><td>7</td><td>Any program that runs right is obsolete.</td></tr>
+<tr><td>10</td><td>Computers make very fast, very accurate mistakes.</td></tr>
+<tr><td>6</td><td>Emacs is a nice operating system, but I prefer UNIX. — Tom Christaensen</td></tr>
+<tr><td>9</td><td>Feature: A bug with seniority.</td></tr>
+<tr><td>1</td><td>fortune: No such file or directory</td></tr>
+<tr><td>12</td><td>フレームワークのベンチマーク</td></tr>
+</table>
+</body>
+</html>
+`;
+
+type Row = { id: number; randomNumber: number };
+
+async function rowsOf(res: Response): Promise<Row[]> {
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'application/json');
+  const body = await res.json();
+  const rows: Row[] = Array.isArray(body) ? body : [body];
+  for (const row of rows) {
+    assert.deepEqual(Object.keys(row).sort(), ['id', 'randomNumber']);
+    assert.ok(row.id >= 1 && row.id <= 10_000, JSON.stringify(row));
+  }
+  return rows;
+}
+
+Deno.test({
+  name: 'the database routes',
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async (t) => {
+    const url = await databaseUrl();
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    const stored = async (ids: number[]) =>
+      new Map(
+        (await admin<{ id: number; randomnumber: number }[]>`SELECT id, randomnumber FROM world WHERE id IN ${
+          admin(ids)
+        }`)
+          .map((r) => [r.id, r.randomnumber]),
+      );
+    // Connections opened since `since`: the spawned server's, not those the in-process server reopens.
+    const connectionsSince = async (since: Date) =>
+      (await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE usename = current_user AND pid <> pg_backend_pid() AND backend_start >= ${since}`)[0].n;
+    const server = await startServer({ dbUrl: url, dbPool: 4, dbSlowMs: 100 });
+    const get = (path: string) => fetch(server.url + path);
+    /** The rows of `path` once it answers 200: right after connections were ended, the pool may still answer 503. */
+    const answered = async (path: string) => {
+      for (let deadline = performance.now() + 5000; performance.now() < deadline;) {
+        const res = await get(path);
+        if (res.status !== 503) return rowsOf(res);
+        await res.body?.cancel();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return rowsOf(await get(path));
+    };
+    try {
+      await step(t, '/db is one row as stored', async () => {
+        const [row] = await rowsOf(await get('/db'));
+        assert.deepEqual(await stored([row.id]), new Map([[row.id, row.randomNumber]]));
+      });
+
+      await step(t, '/queries clamps N and answers rows as stored', async () => {
+        const cases: [string, number][] = [
+          ['', 1],
+          ['?queries=', 1],
+          ['?queries=foo', 1],
+          ['?queries=0', 1],
+          ['?queries=-3', 1],
+          ['?queries=%2B5', 1],
+          ['?queries=1', 1],
+          ['?queries=20', 20],
+          ['?queries=500', 500],
+          ['?queries=501', 500],
+          ['?queries=99999999999', 500],
+        ];
+        for (const [query, n] of cases) {
+          const body = await (await get('/queries' + query)).json();
+          assert.deepEqual([query, Array.isArray(body) && body.length], [query, n]);
+        }
+        const rows = await rowsOf(await get('/queries?queries=5'));
+        const now = await stored(rows.map((r) => r.id));
+        for (const r of rows) assert.equal(now.get(r.id), r.randomNumber);
+      });
+
+      await step(t, '/queries over HTTP/1.0 without Host reads N', async () => {
+        const [res] = parseResponses((await raw(server.port, 'GET /queries?queries=3 HTTP/1.0\r\n\r\n')).text);
+        assert.equal(res.status, 200);
+        assert.equal(JSON.parse(res.body).length, 3);
+      });
+
+      await step(t, '/updates writes the new numbers', async () => {
+        const rows = await rowsOf(await get('/updates?queries=20'));
+        assert.equal(rows.length, 20);
+        const drawn = new Map<number, number[]>();
+        for (const r of rows) drawn.set(r.id, [...(drawn.get(r.id) ?? []), r.randomNumber]);
+        const now = await stored([...drawn.keys()]);
+        for (const [id, numbers] of drawn) {
+          assert.ok(numbers.includes(now.get(id)!), `row ${id}: ${numbers} vs ${now.get(id)}`);
+        }
+      });
+
+      await step(t, '/fortunes is the escaped, sorted page', async () => {
+        for (let i = 0; i < 2; i++) {
+          const res = await get('/fortunes');
+          assert.equal(res.status, 200);
+          assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
+          assert.equal(await res.text(), FORTUNES);
+        }
+      });
+
+      await step(t, '/slowdb waits in the query', async () => {
+        const start = performance.now();
+        await rowsOf(await get('/slowdb'));
+        assert.ok(performance.now() - start >= 100);
+      });
+
+      await step(t, 'another method is 405 with Allow, a longer path 404', async () => {
+        for (const path of ['/db', '/queries', '/updates', '/fortunes', '/slowdb']) {
+          const res = await fetch(server.url + path, { method: 'POST' });
+          await res.body?.cancel();
+          assert.equal(res.status, 405);
+          assert.match(res.headers.get('allow') ?? '', /GET/);
+        }
+        const res = await get('/db/1');
+        await res.body?.cancel();
+        assert.equal(res.status, 404);
+      });
+
+      await step(
+        t,
+        'a connection the database ended is replaced, and a query right after it is never a 500',
+        async () => {
+          for (let i = 0; i < 3; i++) {
+            await answered('/queries?queries=8');
+            const ended =
+              await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid()`;
+            assert.ok(ended.length > 0);
+            const res = await get('/db');
+            await res.body?.cancel();
+            assert.ok([200, 503].includes(res.status), String(res.status));
+          }
+          await answered('/db');
+        },
+      );
+
+      for (const cores of ['1', '2']) {
+        await step(
+          t,
+          `with CONCUR_DB_POOL=2 at ${cores} core(s), 8 slow queries hold at most 2 connections and take 4 rounds`,
+          async () => {
+            const since = (await admin<{ now: Date }[]>`SELECT now()`)[0].now;
+            const spawned = spawnServer({
+              CONCUR_CORES: cores,
+              CONCUR_DB_URL: url,
+              CONCUR_DB_POOL: '2',
+              CONCUR_DB_SLOW_MS: '100',
+            });
+            try {
+              const port = await spawned.started;
+              const start = performance.now();
+              const pending = Array.from({ length: 8 }, () => fetch(`http://127.0.0.1:${port}/slowdb`));
+              await new Promise((r) => setTimeout(r, 150));
+              const held = await connectionsSince(since);
+              const answers = await Promise.all(pending);
+              for (const res of answers) await res.body?.cancel();
+              assert.deepEqual(answers.map((r) => r.status), Array(8).fill(200));
+              assert.ok(held <= 2, `held ${held} connections`);
+              assert.ok(performance.now() - start >= 400);
+            } finally {
+              await spawned.stop();
+            }
+          },
+        );
+      }
+    } finally {
+      await server.stop();
+      await admin.end();
+      await stopDatabase();
+    }
+  },
+});
+
+function refusedUrl(): string {
+  const listener = Deno.listen({ hostname: '127.0.0.1', port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return `postgres://u:p@127.0.0.1:${port}/db`;
+}
+
+for (const [name, url] of [['no CONCUR_DB_URL', ''], ['a refused connection', refusedUrl()]]) {
+  Deno.test({
+    name: `${name}: the database routes are 503 at once and / still serves`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => {
+      const server = await startServer({ dbUrl: url });
+      try {
+        for (const path of ['/db', '/queries?queries=2', '/updates', '/fortunes', '/slowdb']) {
+          const start = performance.now();
+          const res = await fetch(server.url + path);
+          assert.deepEqual([path, res.status], [path, 503]);
+          assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+          const reason = (await res.text()).trim();
+          assert.ok(reason.length > 0 && !reason.includes('\n'), reason);
+          assert.ok(performance.now() - start < 5000);
+        }
+        assert.equal(await (await fetch(server.url + '/')).text(), 'Hello, World!');
+      } finally {
+        await server.stop();
+      }
+    },
+  });
+}
