@@ -1,11 +1,13 @@
 require "test_helper"
 require "net/http"
+require_relative "puma_launcher"
 
 # The database routes on real Puma in cluster mode: two workers share
 # CONCUR_DB_POOL (SPEC §8.2), and connections ended under them are replaced
 # without a restart (§8.4).
 class DatabaseClusterTest < ActiveSupport::TestCase
-  ROOT = File.expand_path("../..", __dir__)
+  include PumaLauncher
+
   POOL = 4
 
   setup do
@@ -13,19 +15,12 @@ class DatabaseClusterTest < ActiveSupport::TestCase
     # pool) would count as the server's in pg_stat_activity.
     ActiveRecord::Base.connection_handler.clear_all_connections!
     @pg = TestDatabase.connect
-    @log = Tempfile.new("puma")
-    env = { "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "2", "CONCUR_THREADS" => "64",
-            "CONCUR_DB_URL" => TestDatabase.url, "CONCUR_DB_POOL" => POOL.to_s, "CONCUR_DB_SLOW_MS" => "50" }
-    @pid = Process.spawn(env, "bundle", "exec", "puma", "-C", "config/puma.rb", chdir: ROOT, out: @log.path, err: @log.path, pgroup: true)
-    @port = wait_for(%r{Listening on http://127\.0\.0\.1:(\d+)})[1].to_i
-    wait_for(/Worker 0 \(PID: \d+\) booted/)
-    wait_for(/Worker 1 \(PID: \d+\) booted/)
+    launch_puma({ "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "2", "CONCUR_THREADS" => "64",
+                  "CONCUR_DB_URL" => TestDatabase.url, "CONCUR_DB_POOL" => POOL.to_s, "CONCUR_DB_SLOW_MS" => "50" })
   end
 
   teardown do
-    Process.kill("-KILL", @pid) rescue Errno::ESRCH
-    Process.wait(@pid) rescue Errno::ECHILD
-    @log.close!
+    kill_puma
     @pg.close
   end
 
@@ -58,15 +53,10 @@ class DatabaseClusterTest < ActiveSupport::TestCase
   end
 
   test "an unreachable database is a prompt 503 and the other routes serve" do
-    Process.kill("-KILL", @pid)
-    Process.wait(@pid)
+    kill_puma
     closed_port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
-    @log.close!
-    @log = Tempfile.new("puma")
-    @pid = Process.spawn({ "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "1",
-                           "CONCUR_DB_URL" => "postgres://concur:x@127.0.0.1:#{closed_port}/concur" },
-                         "bundle", "exec", "puma", "-C", "config/puma.rb", chdir: ROOT, out: @log.path, err: @log.path, pgroup: true)
-    @port = wait_for(%r{Listening on http://127\.0\.0\.1:(\d+)})[1].to_i
+    launch_puma({ "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "1",
+                  "CONCUR_DB_URL" => "postgres://concur:x@127.0.0.1:#{closed_port}/concur" })
     # A fresh server's first database request once took 5.7 s here (load
     # average 20, the cause not found; 0.02 s when timed by hand): SPEC
     # §8.4's 5 s is timed on the next, as concur verify times it on a
@@ -89,15 +79,5 @@ class DatabaseClusterTest < ActiveSupport::TestCase
   # The server's connections: the user's, but for this test's own.
   def server_connections
     Integer(@pg.exec("SELECT count(*) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid()").getvalue(0, 0))
-  end
-
-  def wait_for(pattern, seconds = 60)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
-    loop do
-      match = File.read(@log.path).match(pattern)
-      return match if match
-      flunk "no #{pattern.inspect} in Puma's output:\n#{File.read(@log.path)}" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      sleep 0.1
-    end
   end
 end
