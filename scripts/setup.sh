@@ -22,9 +22,9 @@ want=(
   # and Debian's PostgreSQL driver for elixir's database routes (Hex is not reachable)
   erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev erlang-p1-pgsql
   # Ruby implementations: Ruby, Puma, Rails, Sinatra, Rack and bcrypt, all from Debian (RubyGems is not used);
-  # for the database routes the pg gem, connection_pool (ruby-rack), Sequel (ruby-sinatra), Active Record (ruby-rails)
+  # for the database routes the pg gem, Sequel (ruby-rack, ruby-sinatra) and Active Record (ruby-rails)
   ruby ruby-bundler puma ruby-sinatra ruby-rack ruby-rails ruby-bcrypt ruby-rack-test rake
-  ruby-pg ruby-connection-pool ruby-sequel ruby-activerecord
+  ruby-pg ruby-sequel ruby-activerecord
   # Python implementations: each builds its own virtual environment from PyPI
   python3-venv
   # The database routes (SPEC §8): PostgreSQL 15, its contrib modules (pg_stat_statements) included

@@ -20,8 +20,10 @@ class DatabaseTest < Minitest::Test
     self.class.server
   end
 
+  # The server starts here, before any test's threads could race to start it.
   def setup
     @pg = TestDatabase.connect
+    server
   end
 
   def teardown

@@ -31,7 +31,12 @@ class PumaProcess
     @pid = spawn(env, "bundle", "exec", "puma", "--config", "config/puma.rb",
                  chdir: ROOT, out: writer, err: writer, pgroup: true)
     writer.close
-    @port = Timeout.timeout(60) { listening_port(reader) }
+    begin
+      @port = Timeout.timeout(60) { listening_port(reader) }
+    rescue StandardError, Timeout::Error
+      Process.kill("KILL", -@pid) # a server that never listened is not left behind
+      raise
+    end
     @drain = Thread.new { reader.each_line { nil } } # Puma's log, read so it never blocks on a full pipe
   end
 

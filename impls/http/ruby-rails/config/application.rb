@@ -1,8 +1,11 @@
 require_relative "boot"
 
 require "rails"
-# Only the frameworks this API uses: no database, mailer, jobs, views or cables.
+# Only the frameworks this API uses: Action Controller (with Action View, for
+# the fortunes page) and Active Record (the database routes, SPEC §8); no
+# mailer, jobs, storage or cables.
 require "action_controller/railtie"
+require "active_record/railtie"
 
 Bundler.require(*Rails.groups)
 
@@ -35,5 +38,12 @@ module ConcurRails
     config.x.page_delay_every = ConcurEnv.integer("CONCUR_PAGE_DELAY_EVERY", 10, 1..)
     config.x.page_delay = ConcurEnv.integer("CONCUR_PAGE_DELAY_MS", 2000, 0..) / 1000.0
     config.x.longpoll_wait = ConcurEnv.integer("CONCUR_LONGPOLL_MS", 5000, 0..) / 1000.0
+
+    # The database routes (SPEC §8.2), read by config/database.yml. The pool
+    # is this process's share of CONCUR_DB_POOL: the bound holds for all of
+    # Puma's WEB_CONCURRENCY workers together, at least one each.
+    config.x.db_url = ENV["CONCUR_DB_URL"].presence
+    config.x.db_pool = [ConcurEnv.integer("CONCUR_DB_POOL", 16, 1..) / ConcurEnv.integer("WEB_CONCURRENCY", 1, 1..), 1].max
+    config.x.db_slow = ConcurEnv.integer("CONCUR_DB_SLOW_MS", 20, 0..) / 1000.0
   end
 end

@@ -19,6 +19,9 @@ if worker_count > 1
   # a dead one) reaches it through a DRb client.
   store_uri = nil
   before_fork do
+    # Active Record opens connections only when a request needs one, so the
+    # master has none; were one open, a forked worker must not share it.
+    ActiveRecord::Base.connection_handler.clear_all_connections!
     require "shared_store"
     store_uri ||= SharedStore.serve(Rails.configuration.x.store)
     puts "* Store: #{store_uri}"
@@ -35,8 +38,10 @@ end
 # default minimum of 0 to its share, and Puma's auto-trim stops an idle
 # thread every 30 s until the pool is back at the minimum. Thread stacks are
 # set small by the manifest (RUBY_THREAD_*_STACK_SIZE). (Rails' template reads
-# RAILS_MAX_THREADS per process, sized for Active Record's pool; this app has
-# no database.)
+# RAILS_MAX_THREADS per process and sizes Active Record's pool to it, so that
+# no thread waits for a connection; here the pool is CONCUR_DB_POOL's share,
+# config/database.yml, and a thread that finds every connection taken waits
+# in the pool's queue.)
 threads_per_server = Integer(ENV.fetch("CONCUR_THREADS", "16384"))
 threads 0, (threads_per_server.to_f / [worker_count, 1].max).ceil
 

@@ -8,6 +8,15 @@ Rails.application.routes.draw do
     get "page", to: "pages#show"
     get "longPoll", to: "long_polls#show"
 
+    # The database routes of SPEC §8, only at their exact paths (ExactPath).
+    constraints ExactPath do
+      get "db", to: "worlds#show"
+      get "queries", to: "worlds#index"
+      get "updates", to: "worlds#update"
+      get "fortunes", to: "fortunes#index"
+      get "slowdb", to: "worlds#slow"
+    end
+
     # {user} is the rest of the raw path, possibly empty or with slashes: the
     # controllers check it (400, SPEC §3.4) after the router has checked the
     # method. UserPath keeps "/user/get" (no slash) an unknown path.

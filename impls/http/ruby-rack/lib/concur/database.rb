@@ -1,96 +1,88 @@
 # frozen_string_literal: true
 
-require "pg"
-require "connection_pool"
+require "sequel"
 
 module Concur
-  # The database routes' connections (SPEC §8.2): the `pg` gem, PostgreSQL's
-  # own C client, under the `connection_pool` gem, the pool Rack and Sidekiq
-  # users put around a client that has none of its own.
+  # The database routes' connections (SPEC §8.2): Sequel's connection and
+  # pool over the `pg` gem, with the SQL written by hand and no model, as
+  # TechEmpower's Rack entry does (its pg_db.rb). A bare Rack app has no ORM;
+  # Sequel is the pool Rack apps reach for (ruby-sinatra uses its dataset
+  # DSL on top).
   #
-  # The pool holds this process's share of CONCUR_DB_POOL connections. A
-  # request takes one (`with`) for all its statements; when every one is
-  # busy, its Puma thread waits on the pool's ConditionVariable, in line
-  # with the others, for up to WAIT seconds.
+  # The pool holds this process's share of CONCUR_DB_POOL. A request holds
+  # one connection for all its statements (`with`); when every one is busy,
+  # its Puma thread waits on the pool's ConditionVariable, woken one at a
+  # time as connections come back, for up to POOL_TIMEOUT seconds.
   class Database
     # Longer than any client of the scenarios waits (concur load gives up
     # after 10 s): with 16,384 Puma threads and a few connections, the queue
     # is in the pool, and a request must not fail for being in it while its
-    # client still waits. connection_pool's default is 5 s.
-    WAIT = 30
+    # client still waits. Sequel's default is 5 s.
+    POOL_TIMEOUT = 30
 
     # Why a database route answers 503 (SPEC §8.4).
     class Unavailable < StandardError; end
 
     # url: CONCUR_DB_URL (nil: the routes answer 503); size: this process's
-    # share of CONCUR_DB_POOL. No connection is opened here: the Puma master
-    # builds this before it forks, and a connection opens on first use.
+    # share of CONCUR_DB_POOL. No connection is opened here (test: false):
+    # the Puma master builds this before it forks, and a worker's
+    # connections open on first use.
     def initialize(url, size)
-      @url = url
-      @pool = url && ConnectionPool.new(size: size, timeout: WAIT) { Connection.new(url) }
+      @db = url && Sequel.connect(url, max_connections: size, pool_timeout: POOL_TIMEOUT, connect_timeout: 5,
+                                       test: false, keep_reference: false)
+      @lock = Mutex.new
+      @statements = nil
     end
 
-    # Yields a Connection held for the block; every failure to reach or use
-    # the database comes out as Unavailable.
-    def with(&block)
-      raise Unavailable, "CONCUR_DB_URL is not set" unless @pool
+    # Yields the Statements with one pooled connection held for the block;
+    # every failure to reach or use the database comes out as Unavailable
+    # (Sequel drops a connection that broke, so the next request opens a new one).
+    def with
+      raise Unavailable, "CONCUR_DB_URL is not set" unless @db
 
-      @pool.with(&block)
-    rescue PG::Error, ConnectionPool::TimeoutError => e
+      @db.synchronize { yield statements }
+    rescue Sequel::Error => e
       raise Unavailable, e.message.split.join(" ")
-    end
-  end
-
-  # One PostgreSQL connection with the routes' prepared statements, opened
-  # when first used and dropped when it breaks (its backend ended, the
-  # database gone), so that the next request opens a new one: that is how
-  # the routes come back without a restart.
-  class Connection
-    STATEMENTS = {
-      "world" => "SELECT id, randomnumber FROM world WHERE id = $1",
-      "fortunes" => "SELECT id, message FROM fortune",
-      # The request's rows in one statement, ids in ascending order, so two
-      # requests lock shared rows in the same order and cannot deadlock.
-      "update" => "UPDATE world SET randomnumber = u.r FROM unnest($1::int[], $2::int[]) AS u(id, r) WHERE world.id = u.id",
-      # The wait is the query's own, so the connection is held through it.
-      "slow" => "SELECT id, randomnumber FROM world, pg_sleep($2) WHERE id = $1",
-    }.freeze
-
-    def initialize(url)
-      @url = url
-      @pg = nil
-    end
-
-    # Runs the prepared statement `name`; the values come back as Strings.
-    def exec(name, params)
-      pg.exec_prepared(name, params).values
-    rescue PG::Error
-      close # whatever broke, the next request gets a fresh connection
-      raise
     end
 
     private
 
-    def pg
-      @pg ||= open
+    # Made on first use, in the worker (see Statements).
+    def statements
+      @statements || @lock.synchronize { @statements ||= Statements.new(@db) }
+    end
+  end
+
+  # The routes' statements, prepared by Sequel on each connection the first
+  # time they run there (PostgreSQL PREPARE through pg).
+  class Statements
+    def initialize(db)
+      @row = db["SELECT id, randomnumber FROM world WHERE id = ?", :$id].prepare(:first, :world_row)
+      @fortunes = db["SELECT id, message FROM fortune"].prepare(:select, :fortunes)
+      # The request's rows in one statement, ids in ascending order, so two
+      # requests lock shared rows in the same order and cannot deadlock.
+      @update = db["UPDATE world SET randomnumber = u.r FROM unnest(?::int[], ?::int[]) AS u(id, r) WHERE world.id = u.id",
+                   :$ids, :$numbers].prepare(:update, :world_update)
+      # The wait is the query's own, so the connection is held through it.
+      @slow = db["SELECT id, randomnumber FROM world, pg_sleep(?) WHERE id = ?", :$seconds, :$id].prepare(:first, :world_slow)
     end
 
-    # pg 1.4 connects and queries without holding the GVL (its async API).
-    def open
-      conn = PG.connect(@url, connect_timeout: 5)
-      STATEMENTS.each { |name, sql| conn.prepare(name, sql) }
-      conn
-    rescue PG::Error
-      conn&.close
-      raise
+    # {id:, randomnumber:} of row id.
+    def row(id)
+      @row.call(id: id)
     end
 
-    def close
-      @pg&.close
-    rescue PG::Error
-      nil
-    ensure
-      @pg = nil
+    def fortunes
+      @fortunes.call
+    end
+
+    # Writes numbers[i] to row ids[i], ids in ascending order.
+    def update(ids, numbers)
+      @update.call(ids: "{#{ids.join(',')}}", numbers: "{#{numbers.join(',')}}")
+    end
+
+    def slow(id, seconds)
+      @slow.call(id: id, seconds: seconds)
     end
   end
 end

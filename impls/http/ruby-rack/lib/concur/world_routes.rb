@@ -25,51 +25,48 @@ module Concur
 
     def initialize(database, slow_seconds)
       @db = database
-      @slow = slow_seconds.to_s
+      @slow = slow_seconds
     end
 
     def single
-      row = @db.with { |conn| conn.exec("world", [random_id]).first }
-      json(world(row))
+      json(@db.with { |db| world(db.row(random_id)) })
     end
 
     def queries(env)
-      json(@db.with { |conn| read_rows(conn, count(env)) })
+      json(@db.with { |db| read_rows(db, count(env)) })
     end
 
     # Read one by one as /queries; written back in one statement, in id
     # order; answered in the order read.
     def updates(env)
-      rows = @db.with do |conn|
-        read = read_rows(conn, count(env)).each { |row| row["randomNumber"] = random_id }
+      rows = @db.with do |db|
+        read = read_rows(db, count(env)).each { |row| row["randomNumber"] = random_id }
         sorted = read.sort_by { |row| row["id"] }
-        conn.exec("update", [array(sorted.map { |r| r["id"] }), array(sorted.map { |r| r["randomNumber"] })])
+        db.update(sorted.map { |row| row["id"] }, sorted.map { |row| row["randomNumber"] })
         read
       end
       json(rows)
     end
 
     def fortunes
-      stored = @db.with { |conn| conn.exec("fortunes", []) }
-      list = stored.map { |id, message| Fortune.new(Integer(id), message.force_encoding(Encoding::UTF_8)) }
+      list = @db.with(&:fortunes).map { |row| Fortune.new(row[:id], row[:message]) }
       list << Fortune.new(0, ADDED)
       # String#<=> compares bytes: for UTF-8, code point order.
       [200, { "Content-Type" => HTML }, [Page.render(list.sort_by!(&:message))]]
     end
 
     def slow
-      row = @db.with { |conn| conn.exec("slow", [random_id, @slow]).first }
-      json(world(row))
+      json(@db.with { |db| world(db.slow(random_id, @slow)) })
     end
 
     private
 
-    def read_rows(conn, n)
-      Array.new(n) { world(conn.exec("world", [random_id]).first) }
+    def read_rows(db, n)
+      Array.new(n) { world(db.row(random_id)) }
     end
 
     def world(row)
-      { "id" => Integer(row[0]), "randomNumber" => Integer(row[1]) }
+      { "id" => row[:id], "randomNumber" => row[:randomnumber] }
     end
 
     # N of SPEC §8.3: not an integer counts as 1, then clamped to 1..500.
@@ -80,11 +77,6 @@ module Concur
 
     def random_id
       rand(1..ROWS)
-    end
-
-    # A PostgreSQL array literal for an int[] parameter.
-    def array(numbers)
-      "{#{numbers.join(',')}}"
     end
 
     def json(value)

@@ -8,4 +8,7 @@ Rails.application.configure do
 
   config.logger = ActiveSupport::Logger.new(nil)
   config.active_support.deprecation = :stderr
+
+  # No migrations and no schema file: the database is SPEC §8.1's, seeded by concur.
+  config.active_record.maintain_test_schema = false
 end

@@ -1,12 +1,13 @@
 require "test_helper"
 require "socket"
+require_relative "puma_launcher"
 
 # The real thing: Puma in cluster mode (2 workers, the app preloaded in the
 # master) on a port the OS picks, spoken to over raw sockets: what Rails' test
 # client cannot show (framing, pipelining, malformed requests, the store shared
 # by the workers over DRb, workers replaced, SIGTERM).
 class ClusterTest < ActiveSupport::TestCase
-  ROOT = File.expand_path("../..", __dir__)
+  include PumaLauncher
 
   def setup
     start_puma
@@ -15,33 +16,12 @@ class ClusterTest < ActiveSupport::TestCase
   # Puma as the manifest starts it, with the tests' small sizes and short
   # waits; `extra` replaces variables (nil: unset, the config's default).
   def start_puma(extra = {})
-    @log = Tempfile.new("puma")
-    env = { "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "2", "CONCUR_THREADS" => "64",
-            "CONCUR_BCRYPT_COST" => "4", "CONCUR_LONGPOLL_MS" => "200" }.merge(extra)
-    @pid = Process.spawn(env, "bundle", "exec", "puma", "-C", "config/puma.rb",
-                         chdir: ROOT, out: @log.path, err: @log.path, pgroup: true)
-    @port = wait_for(/Listening on http:\/\/127\.0\.0\.1:(\d+)/)[1].to_i
-    return if env["WEB_CONCURRENCY"] == "1"
-
-    # The workers boot side by side and report in either order.
-    wait_for(/Worker 0 \(PID: \d+\) booted/)
-    wait_for(/Worker 1 \(PID: \d+\) booted/)
+    launch_puma({ "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "2", "CONCUR_THREADS" => "64",
+                  "CONCUR_BCRYPT_COST" => "4", "CONCUR_LONGPOLL_MS" => "200" }.merge(extra))
   end
 
   def teardown
-    Process.kill("-KILL", @pid) rescue Errno::ESRCH
-    Process.wait(@pid) rescue Errno::ECHILD
-    @log.close!
-  end
-
-  def wait_for(pattern, seconds = 60)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
-    loop do
-      match = File.read(@log.path).match(pattern)
-      return match if match
-      flunk "no #{pattern.inspect} in Puma's output:\n#{File.read(@log.path)}" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      sleep 0.1
-    end
+    kill_puma
   end
 
   def request(method, path, body = nil, headers = {})
