@@ -18,10 +18,13 @@ for arg in "$@"; do
 done
 
 want=(
-  # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF
-  erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev
-  # Ruby implementations: Ruby, Puma, Rails, Sinatra, Rack and bcrypt, all from Debian (RubyGems is not used)
+  # BEAM implementations: Erlang/OTP, Elixir, Debian's mochiweb and jiffy, libxcrypt for the bcrypt NIF,
+  # and Debian's PostgreSQL driver for elixir's database routes (Hex is not reachable)
+  erlang-nox erlang-dev elixir erlang-mochiweb erlang-jiffy libcrypt-dev erlang-p1-pgsql
+  # Ruby implementations: Ruby, Puma, Rails, Sinatra, Rack and bcrypt, all from Debian (RubyGems is not used);
+  # for the database routes the pg gem, connection_pool (ruby-rack), Sequel (ruby-sinatra), Active Record (ruby-rails)
   ruby ruby-bundler puma ruby-sinatra ruby-rack ruby-rails ruby-bcrypt ruby-rack-test rake
+  ruby-pg ruby-connection-pool ruby-sequel ruby-activerecord
   # Python implementations: each builds its own virtual environment from PyPI
   python3-venv
   # The database routes (SPEC §8): PostgreSQL 15, its contrib modules (pg_stat_statements) included

@@ -14,6 +14,7 @@
 //! far from 1) and keep every bound positive.
 
 use super::noise::Floor;
+use super::quantile::t975;
 use serde::Serialize;
 
 /// Two-sided coverage of every interval.
@@ -79,27 +80,6 @@ pub struct Ratio {
     pub expected_half: f64,
     pub basis: Basis,
 }
-
-/// The 97.5% quantile of Student's t with `df` degrees of freedom (the
-/// two-sided 95% one); `df` 0 has none and gives infinity.
-pub fn t975(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df - 1],
-        _ => {
-            // Cornish-Fisher expansion around the normal quantile: within 0.001 past 30.
-            let (z, v) = (Z975, df as f64);
-            z + (z.powi(3) + z) / (4.0 * v) + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * v * v)
-        }
-    }
-}
-
-/// The normal 97.5% quantile.
-pub const Z975: f64 = 1.959_964;
 
 /// Mean and sum of squared deviations of the logarithms.
 fn log_moments(values: &[f64]) -> (f64, f64) {
@@ -202,6 +182,7 @@ pub fn ratio(a: &Sample, b: &Sample, floor: Floor) -> Option<Ratio> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::quantile::Z975;
 
     fn floor(sigma: f64) -> Floor {
         Floor { sigma, drift: sigma, quantile: Z975 }

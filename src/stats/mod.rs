@@ -6,7 +6,7 @@
 //! its hot path and merges them after its workers join; `concur merge`
 //! merges them across processes and machines from the JSON the generator
 //! writes. And of verdicts over runs: intervals from few repeats
-//! (`interval`), the machine's noise floor (`noise`), and what they allow
+//! (`interval`, on the quantiles of `quantile`), the machine's noise floor (`noise`), and what they allow
 //! one to say (`verdict`), used alike by `concur compare` and the report.
 
 mod censored;
@@ -14,6 +14,7 @@ mod errors;
 mod histogram;
 pub mod interval;
 pub mod noise;
+pub mod quantile;
 mod timeline;
 pub mod verdict;
 

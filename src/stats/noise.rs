@@ -99,7 +99,7 @@ impl NoiseFloor {
     }
 
     fn quantile(&self) -> f64 {
-        if self.df == 0 { super::interval::Z975 } else { super::interval::t975(self.df) }
+        if self.df == 0 { super::quantile::Z975 } else { super::quantile::t975(self.df) }
     }
 
     pub fn of_throughput(&self) -> Floor {

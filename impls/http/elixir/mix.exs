@@ -21,12 +21,15 @@ defmodule Concur.MixProject do
   defp elixirc_paths(:test), do: ["lib", "test/support"]
   defp elixirc_paths(_), do: ["lib"]
 
-  # mochiweb and jiffy are Debian's (erlang-mochiweb, erlang-jiffy): they sit
-  # in the OTP library folder, so they are applications here, not deps.
+  # mochiweb, jiffy and p1_pgsql are Debian's (erlang-mochiweb, erlang-jiffy,
+  # erlang-p1-pgsql): they sit in the OTP library folder, so they are
+  # applications here, not deps. p1_pgsql's SCRAM login goes through
+  # p1_xmpp's scram module, which needs crypto and stringprep's NIF (loaded
+  # when the stringprep application starts), and its .app names neither.
   def application do
     [
       mod: {Concur.Application, []},
-      extra_applications: [:logger, :mochiweb, :jiffy]
+      extra_applications: [:logger, :eex, :crypto, :stringprep, :mochiweb, :jiffy, :p1_pgsql]
     ]
   end
 end

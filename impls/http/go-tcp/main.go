@@ -37,7 +37,12 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	srv := newServer(cfg)
+	db, err := openDatabase(cfg)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	srv := newServer(cfg, db)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

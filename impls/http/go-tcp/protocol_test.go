@@ -281,7 +281,7 @@ func TestShutdownClosesKeptConnectionsAfterTheirAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newServer(testConfig)
+	s := newServer(testConfig, noDatabase)
 	go s.serve(l)
 	rc := dial(t, &testServer{addr: l.Addr().String()})
 	rc.send(rawRequest("GET", "/longPoll", "", ""))

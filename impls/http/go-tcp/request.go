@@ -23,6 +23,7 @@ const maxHeadBytes = 64 << 10
 type request struct {
 	method    string
 	path      string // the target's path as sent (not decoded), without the query
+	query     string // what follows the target's "?", not decoded ("" when none)
 	minor     int    // the 1 of HTTP/1.1, the 0 of HTTP/1.0
 	keepAlive bool   // the connection may serve another request after this one
 	body      body
@@ -97,21 +98,21 @@ func parseRequestLine(line []byte) (*request, error) {
 		}
 		return nil, badRequest("malformed HTTP version %q", clip(version))
 	}
-	path, ok := targetPath(target)
+	path, query, ok := targetPath(target)
 	if !ok {
 		return nil, badRequest("malformed request target %q", clip(target))
 	}
-	req.path = string(path)
+	req.path, req.query = string(path), string(query)
 	return req, nil
 }
 
 // targetPath returns the path of an origin-form target (/p?q) or an
 // absolute-form one (http://host/p?q, which RFC 9112 §3.2.2 says servers
-// MUST accept), without the query. "*" (OPTIONS *) is its own path.
-func targetPath(t []byte) ([]byte, bool) {
+// MUST accept), and its query apart. "*" (OPTIONS *) is its own path.
+func targetPath(t []byte) (path, query []byte, ok bool) {
 	for _, b := range t {
 		if b <= ' ' || b == 0x7f {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	switch {
@@ -119,19 +120,20 @@ func targetPath(t []byte) ([]byte, bool) {
 	case hasPrefixFold(t, "http://") || hasPrefixFold(t, "https://"):
 		rest := t[bytes.Index(t, []byte("//"))+2:]
 		i := bytes.IndexAny(rest, "/?")
-		if i < 0 || rest[i] == '?' {
-			return []byte("/"), true
+		if i < 0 {
+			return []byte("/"), nil, true
+		}
+		if rest[i] == '?' {
+			return []byte("/"), rest[i+1:], true
 		}
 		t = rest[i:]
 	case len(t) == 1 && t[0] == '*':
-		return t, true
+		return t, nil, true
 	default:
-		return nil, false
+		return nil, nil, false
 	}
-	if i := bytes.IndexByte(t, '?'); i >= 0 {
-		t = t[:i]
-	}
-	return t, true
+	path, query, _ = bytes.Cut(t, []byte{'?'})
+	return path, query, true
 }
 
 // fields is what the header section says that the server acts on.

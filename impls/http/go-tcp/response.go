@@ -47,6 +47,7 @@ var statusText = map[int]string{
 	431: "Request Header Fields Too Large",
 	500: "Internal Server Error",
 	501: "Not Implemented",
+	503: "Service Unavailable",
 	505: "HTTP Version Not Supported",
 }
 

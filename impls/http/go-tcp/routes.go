@@ -32,6 +32,11 @@ func (s *server) routeTable() []route {
 		{"POST", "/password/verify/", true, s.verifyPassword},
 		{"POST", "/user/set/", true, s.setUser},
 		{"GET", "/user/get/", true, s.getUser},
+		{"GET", "/db", false, s.singleQuery},
+		{"GET", "/queries", false, s.queries},
+		{"GET", "/updates", false, s.updates},
+		{"GET", "/fortunes", false, s.fortunes},
+		{"GET", "/slowdb", false, s.slowQuery},
 	}
 }
 

@@ -22,6 +22,10 @@ var testConfig = config{
 
 const bcryptTestCost = 4
 
+// noDatabase serves the routes that do not touch the database; the
+// database ones answer 503 with its reason.
+var noDatabase = &database{absent: "CONCUR_DB_URL is not set"}
+
 // reply is one finished response, body read.
 type reply struct {
 	status  int
@@ -44,7 +48,7 @@ func startServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go newServer(testConfig).serve(l)
+	go newServer(testConfig, noDatabase).serve(l)
 	transport := &http.Transport{}
 	t.Cleanup(func() {
 		transport.CloseIdleConnections()

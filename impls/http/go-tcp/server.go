@@ -35,6 +35,7 @@ const (
 // server holds the in-memory state shared by every connection.
 type server struct {
 	cfg       config
+	db        *database // the pool of the database routes, or why there is none
 	routes    []route
 	passwords sync.Map     // user name → bcrypt hash ([]byte)
 	users     sync.Map     // user name → JSON object (map[string]any)
@@ -43,8 +44,8 @@ type server struct {
 	inFlight  atomic.Int64 // requests read and not yet answered
 }
 
-func newServer(cfg config) *server {
-	s := &server{cfg: cfg}
+func newServer(cfg config, db *database) *server {
+	s := &server{cfg: cfg, db: db}
 	s.routes = s.routeTable()
 	return s
 }

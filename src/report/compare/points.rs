@@ -135,7 +135,7 @@ mod tests {
     use crate::store::SecondRecord;
 
     fn floor(sigma: f64) -> Floor {
-        Floor { sigma, drift: sigma, quantile: crate::stats::interval::Z975 }
+        Floor { sigma, drift: sigma, quantile: crate::stats::quantile::Z975 }
     }
 
     fn s(values: &[f64]) -> Sample {

@@ -30,6 +30,21 @@ defmodule Concur.ConfigTest do
     end
   end
 
+  test "the database settings: CONCUR_DB_URL as connect options, the pool and the slow query's time" do
+    assert {:ok, %Config{db: nil, db_pool: 16, db_slow_ms: 20}} = Config.from_env(%{"PORT" => "1"})
+    env = %{"PORT" => "1", "CONCUR_DB_URL" => "postgres://bench%40x:p%3Ass@127.0.0.1:5433/hello_world", "CONCUR_DB_POOL" => "6", "CONCUR_DB_SLOW_MS" => "50"}
+    assert {:ok, %Config{db: db, db_pool: 6, db_slow_ms: 50}} = Config.from_env(env)
+    assert db == [host: "127.0.0.1", port: 5433, user: "bench@x", password: "p:ss", database: "hello_world"]
+
+    for bad <- ["mysql://u:p@h:1/d", "postgres://u:p@h:1/", "postgres://h:1/d", "postgres://u:p@h:1/d?sslmode=require", "nonsense"] do
+      assert {:error, message} = Config.from_env(%{"PORT" => "1", "CONCUR_DB_URL" => bad})
+      assert message =~ "CONCUR_DB_URL must be postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+    end
+
+    assert {:error, message} = Config.from_env(%{"PORT" => "1", "CONCUR_DB_POOL" => "0"})
+    assert message =~ "CONCUR_DB_POOL"
+  end
+
   test "an empty variable counts as unset" do
     assert {:ok, %Config{longpoll_ms: 5000}} = Config.from_env(%{"PORT" => "1", "CONCUR_LONGPOLL_MS" => ""})
   end

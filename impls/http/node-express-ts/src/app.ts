@@ -1,13 +1,17 @@
-// One HTTP server process: the Express application (middleware, the router,
-// the 404 and the error handler) and how it listens (backlog, keep-alive).
+// One HTTP server process: the Express application (middleware, the routers,
+// the view engine, the 404 and the error handler) and how it listens
+// (backlog, keep-alive).
 
 import express, { type Express, type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
+import type { Database } from './database.js';
 import { errorHandler, notFound } from './errors.js';
 import { createRouter } from './routes.js';
 import type { Store } from './store.js';
+import { worldRouter } from './worlds.js';
 
 export const SERVER = 'concur-node-express-ts';
 
@@ -16,12 +20,20 @@ export const SERVER = 'concur-node-express-ts';
 // see them cut. 75 s is nginx's default.
 const KEEP_ALIVE_TIMEOUT_MS = 75_000;
 
-export function createApp(config: Config, store: Store): Express {
+// Compiled to dist/src/app.js: the templates are in the entry's views/.
+const VIEWS = fileURLToPath(new URL('../../views', import.meta.url));
+
+export function createApp(config: Config, store: Store, db: Database): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Express's own guide to template engines: with NODE_ENV=production its
+  // 'view cache' keeps each compiled template, else it compiles per render.
+  app.set('views', VIEWS);
+  app.set('view engine', 'pug');
   app.use(oneRequestAtATime);
   app.use(serverHeader);
   app.use(createRouter(config, store));
+  app.use(worldRouter(config, db));
   app.use(notFound);
   app.use(errorHandler);
   return app;

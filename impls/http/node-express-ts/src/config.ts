@@ -13,6 +13,11 @@ export interface Config {
   pageDelayEvery: number;
   pageDelayMs: number;
   longPollMs: number;
+  /** SPEC §8.2; empty leaves the database routes answering 503. */
+  dbUrl: string;
+  /** The bound across all processes; a cluster divides it among its workers. */
+  dbPool: number;
+  dbSlowMs: number;
 }
 
 // Compiled to dist/src/config.js: five levels up is the repository root.
@@ -27,7 +32,7 @@ type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): Config {
   if (!env.PORT) throw new ConfigError('PORT is not set: give the TCP port to listen on (e.g. PORT=8080)');
-  return {
+  const config: Config = {
     port: integer(env, 'PORT', 0, 65535),
     cores: integer(env, 'CONCUR_CORES', 1, 1024, 1),
     bcryptCost: integer(env, 'CONCUR_BCRYPT_COST', 4, 31, 10),
@@ -35,7 +40,17 @@ export function loadConfig(env: Env = process.env): Config {
     pageDelayEvery: integer(env, 'CONCUR_PAGE_DELAY_EVERY', 1, Number.MAX_SAFE_INTEGER, 10),
     pageDelayMs: integer(env, 'CONCUR_PAGE_DELAY_MS', 0, MAX_TIMER_MS, 2000),
     longPollMs: integer(env, 'CONCUR_LONGPOLL_MS', 0, MAX_TIMER_MS, 5000),
+    dbUrl: env.CONCUR_DB_URL || '',
+    dbPool: integer(env, 'CONCUR_DB_POOL', 1, 100_000, 16),
+    dbSlowMs: integer(env, 'CONCUR_DB_SLOW_MS', 0, MAX_TIMER_MS, 20),
   };
+  // CONCUR_DB_POOL bounds the whole server: each worker process needs at least one of it.
+  if (config.dbUrl && config.dbPool < config.cores) {
+    throw new ConfigError(
+      `CONCUR_DB_POOL=${config.dbPool} is below CONCUR_CORES=${config.cores}: each of the ${config.cores} worker processes needs at least one connection; give CONCUR_DB_POOL at least ${config.cores}`,
+    );
+  }
+  return config;
 }
 
 function integer(env: Env, name: string, min: number, max: number, fallback?: number): number {

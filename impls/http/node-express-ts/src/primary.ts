@@ -1,16 +1,22 @@
 // The cluster primary of CONCUR_CORES > 1: forks one worker per core, all
 // sharing the listening socket (Node's round-robin scheduling hands each new
-// connection to the next worker), owns the one store they all use, replaces a
-// worker that dies, and stops them all on SIGTERM.
+// connection to the next worker), owns the one store they all use, divides
+// CONCUR_DB_POOL among them (it opens no database connection itself),
+// replaces a worker that dies, and stops them all on SIGTERM.
 
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
+import { POOL_SHARE, poolShares } from './database.js';
 import { MemoryStore, serveStore } from './store.js';
 
 const SHUTDOWN_GRACE_MS = 3000;
 
 export function runPrimary(config: Config): void {
   serveStore(cluster, new MemoryStore());
+  // A worker's pool holds at most its share; a replacement gets the share of
+  // the worker it replaces, so the shares still add up to CONCUR_DB_POOL.
+  const shares = new Map<Worker, number>();
+  const fork = (share: number) => shares.set(cluster.fork({ [POOL_SHARE]: String(share) }), share);
 
   let listening = 0;
   let stopping = false;
@@ -33,7 +39,8 @@ export function runPrimary(config: Config): void {
     }
     // The store lives here, so a replacement worker loses nothing but its /page count.
     console.error(`node-express-ts: worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); forking another`);
-    cluster.fork();
+    fork(shares.get(worker)!);
+    shares.delete(worker);
   });
 
   const workers = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
@@ -52,5 +59,5 @@ export function runPrimary(config: Config): void {
   process.once('SIGTERM', () => stop(0));
   process.once('SIGINT', () => stop(0));
 
-  for (let i = 0; i < config.cores; i++) cluster.fork();
+  for (const share of poolShares(config.dbPool, config.cores)) fork(share);
 }

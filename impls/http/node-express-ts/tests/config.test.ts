@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_PAGE_FILE, loadConfig } from '../src/config.js';
-import { spawnServer } from './helpers.js';
+import { REPO, spawnServer } from './helpers.js';
 
 describe('config', () => {
   test('defaults', () => {
@@ -16,12 +16,21 @@ describe('config', () => {
       pageDelayEvery: 10,
       pageDelayMs: 2000,
       longPollMs: 5000,
+      dbUrl: '',
+      dbPool: 16,
+      dbSlowMs: 20,
     });
   });
 
+  test('CONCUR_DB_POOL below CONCUR_CORES is refused: every worker needs a connection', () => {
+    const env = { PORT: '1', CONCUR_CORES: '4', CONCUR_DB_POOL: '3', CONCUR_DB_URL: 'postgres://u:p@127.0.0.1:1/db' };
+    assert.throws(() => loadConfig(env), /CONCUR_DB_POOL=3 is below CONCUR_CORES=4/);
+    assert.equal(loadConfig({ ...env, CONCUR_DB_POOL: '4' }).dbPool, 4);
+  });
+
   test('the default page file is the repository\'s spec/static/hello.html', () => {
-    assert.match(DEFAULT_PAGE_FILE, /\/spec\/static\/hello\.html$/);
-    assert.doesNotMatch(DEFAULT_PAGE_FILE, /impls/);
+    // Compared whole: the repository's own folder may have "impls" in its name.
+    assert.equal(DEFAULT_PAGE_FILE, `${REPO}spec/static/hello.html`);
   });
 
   test("the thesis' cost 20 and the bounds 4 and 31 are accepted", () => {
@@ -36,6 +45,8 @@ describe('config', () => {
       CONCUR_PAGE_DELAY_EVERY: ['0', '-3'],
       CONCUR_PAGE_DELAY_MS: ['-1', 'soon'],
       CONCUR_LONGPOLL_MS: ['1e3', '99999999999'],
+      CONCUR_DB_POOL: ['0', 'many'],
+      CONCUR_DB_SLOW_MS: ['-5', '0.5'],
     };
     for (const [name, values] of Object.entries(bad)) {
       for (const value of values) {

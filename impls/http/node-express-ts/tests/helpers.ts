@@ -1,13 +1,16 @@
 // Shared by the tests: the app on a real server on port 0, a raw TCP client
-// for the framings fetch() will not send, and the compiled entry point as a
-// child process (for the cluster and the environment checks).
+// for the framings fetch() will not send, the compiled entry point as a
+// child process (for the cluster and the environment checks), and the
+// PostgreSQL of the database routes.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp, listen } from '../src/app.js';
 import { DEFAULT_PAGE_FILE, type Config } from '../src/config.js';
+import { openDatabase } from '../src/database.js';
 import { MemoryStore } from '../src/store.js';
 
 // Compiled to dist/tests/: the folder is two levels up, the repository five.
@@ -22,6 +25,9 @@ export const TEST_CONFIG: Config = {
   pageDelayEvery: 3,
   pageDelayMs: 300,
   longPollMs: 200,
+  dbUrl: '',
+  dbPool: 4,
+  dbSlowMs: 20,
 };
 
 export interface TestServer {
@@ -34,17 +40,64 @@ export interface TestServer {
 /** Starts the app in this process; `stop()` closes it and its connections. */
 export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const config = { ...TEST_CONFIG, ...overrides };
-  const server = await listen(createApp(config, new MemoryStore()), 0);
+  const db = openDatabase(config.dbUrl, config.dbPool);
+  const server = await listen(createApp(config, new MemoryStore(), db), 0);
   const { port } = server.address() as AddressInfo;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
     config,
-    stop: () => {
+    stop: async () => {
       server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.pool?.end();
     },
   };
+}
+
+interface ConcurDb {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<unknown>;
+}
+
+let database: Promise<ConcurDb> | undefined;
+
+/**
+ * The URL of a seeded PostgreSQL (SPEC §8.1): CONCUR_DB_URL when set
+ * (`concur test` sets it), else a `concur db` started now (the repository's
+ * release build, else concur on PATH), which `stopDatabase()` stops.
+ * setpriv gives it SIGINT should this test process die first, so no
+ * database outlives it.
+ */
+export async function databaseUrl(): Promise<string> {
+  if (process.env.CONCUR_DB_URL) return process.env.CONCUR_DB_URL;
+  database ??= startConcurDb();
+  return (await database).url;
+}
+
+export async function stopDatabase(): Promise<void> {
+  if (!database) return;
+  const { child, exited } = await database;
+  child.kill('SIGINT');
+  await exited;
+}
+
+function startConcurDb(): Promise<ConcurDb> {
+  const built = `${REPO}target/release/concur`;
+  const concur = existsSync(built) ? built : 'concur';
+  const child = spawn('setpriv', ['--pdeathsig', 'SIGINT', concur, 'db'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const match = out.match(/^CONCUR_DB_URL=(\S+)$/m);
+      if (match?.[1]) resolve({ url: match[1], child, exited });
+    });
+    child.on('error', (err) => reject(new Error(`cannot run ${concur} db (${err.message}): cargo build --release, or export the CONCUR_DB_URL of a running \`concur db\``)));
+    exited.then((code) => reject(new Error(`${concur} db exited (code ${code}) before printing CONCUR_DB_URL`)));
+  });
 }
 
 /**

@@ -13,8 +13,8 @@ import { createRoutes } from './routes.js';
 // request's headers arrive, so it need not be larger.
 const KEEP_ALIVE_TIMEOUT_MS = 75_000;
 
-export function createServer(config, store) {
-  const route = createRoutes(config, store);
+export function createServer(config, store, db) {
+  const route = createRoutes(config, store, db);
 
   async function handle(req, res) {
     try {

@@ -13,7 +13,7 @@ export class ConfigError extends Error {}
 
 export function loadConfig(env = process.env) {
   if (!env.PORT) throw new ConfigError('PORT is not set: give the TCP port to listen on (e.g. PORT=8080)');
-  return {
+  const config = {
     port: integer(env, 'PORT', { min: 0, max: 65535 }),
     cores: integer(env, 'CONCUR_CORES', { min: 1, max: 1024, fallback: 1 }),
     bcryptCost: integer(env, 'CONCUR_BCRYPT_COST', { min: 4, max: 31, fallback: 10 }),
@@ -21,7 +21,18 @@ export function loadConfig(env = process.env) {
     pageDelayEvery: integer(env, 'CONCUR_PAGE_DELAY_EVERY', { min: 1, max: Number.MAX_SAFE_INTEGER, fallback: 10 }),
     pageDelayMs: integer(env, 'CONCUR_PAGE_DELAY_MS', { min: 0, max: MAX_TIMER_MS, fallback: 2000 }),
     longPollMs: integer(env, 'CONCUR_LONGPOLL_MS', { min: 0, max: MAX_TIMER_MS, fallback: 5000 }),
+    // SPEC §8.2; no URL leaves the database routes answering 503.
+    dbUrl: env.CONCUR_DB_URL || '',
+    dbPool: integer(env, 'CONCUR_DB_POOL', { min: 1, max: 100_000, fallback: 16 }),
+    dbSlowMs: integer(env, 'CONCUR_DB_SLOW_MS', { min: 0, max: MAX_TIMER_MS, fallback: 20 }),
   };
+  // CONCUR_DB_POOL bounds the whole server: each worker process needs at least one of it.
+  if (config.dbUrl && config.dbPool < config.cores) {
+    throw new ConfigError(
+      `CONCUR_DB_POOL=${config.dbPool} is below CONCUR_CORES=${config.cores}: each of the ${config.cores} worker processes needs at least one connection; give CONCUR_DB_POOL at least ${config.cores}`,
+    );
+  }
+  return config;
 }
 
 function integer(env, name, { min, max, fallback }) {

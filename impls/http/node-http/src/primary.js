@@ -1,14 +1,20 @@
 // The cluster primary of CONCUR_CORES > 1: forks one worker per core, all
 // sharing the listening socket (Node's round-robin scheduling hands each new
-// connection to the next worker), and owns the one store they all use.
+// connection to the next worker), and owns the one store they all use. It
+// opens no database connection: it divides CONCUR_DB_POOL among the workers.
 
 import cluster from 'node:cluster';
+import { POOL_SHARE, poolShares } from './database.js';
 import { MemoryStore, serveStore } from './store.js';
 
 const SHUTDOWN_GRACE_MS = 3000;
 
 export function runPrimary(config) {
   serveStore(cluster, new MemoryStore());
+  // A worker's pool holds at most its share; a replacement gets the share of
+  // the worker it replaces, so the shares still add up to CONCUR_DB_POOL.
+  const shares = new Map();
+  const fork = (share) => shares.set(cluster.fork({ [POOL_SHARE]: String(share) }), share);
 
   let listening = 0;
   let stopping = false;
@@ -27,7 +33,8 @@ export function runPrimary(config) {
       process.exit(1);
     }
     // The store lives here, so a replacement worker loses nothing but its /page count.
-    cluster.fork();
+    fork(shares.get(worker));
+    shares.delete(worker);
   });
 
   const stop = () => {
@@ -42,5 +49,5 @@ export function runPrimary(config) {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 
-  for (let i = 0; i < config.cores; i++) cluster.fork();
+  for (const share of poolShares(config.dbPool, config.cores)) fork(share);
 }

@@ -1,17 +1,19 @@
-// The routes of SPEC §2 and the order of the bad-input rules of §3: unknown
-// path (404), wrong method (405), bad {user} (400), then the body rules,
-// which the handlers apply as they read it.
+// The routes of SPEC §2 (and the database routes of §8, in worlds.js) and
+// the order of the bad-input rules of §3: unknown path (404), wrong method
+// (405), bad {user} (400), then the body rules, which the handlers apply as
+// they read it.
 
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isObject, parseJson, readBody } from './body.js';
 import { compare, hash } from './passwords.js';
 import { HttpError, JSON_TYPE, send, sendText } from './respond.js';
+import { worldRoutes } from './worlds.js';
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
 const PASSWORD_MAX_BYTES = 72;
 
-export function createRoutes(config, store) {
+export function createRoutes(config, store, db) {
   // Counted per process, as the blog's server did: each cluster worker has its own.
   let pageRequests = 0;
 
@@ -20,6 +22,7 @@ export function createRoutes(config, store) {
     ['/json', { GET: (req, res) => send(res, 200, JSON_TYPE, JSON.stringify({ message: 'Hello, World!' })) }],
     ['/page', { GET: page }],
     ['/longPoll', { GET: longPoll }],
+    ...Object.entries(worldRoutes(config, db)).map(([path, GET]) => [path, { GET }]),
   ]);
   const prefixed = [
     ['/password/set/', { POST: setPassword }],

@@ -16,7 +16,16 @@ describe('config', () => {
       pageDelayEvery: 10,
       pageDelayMs: 2000,
       longPollMs: 5000,
+      dbUrl: '',
+      dbPool: 16,
+      dbSlowMs: 20,
     });
+  });
+
+  test('CONCUR_DB_POOL below CONCUR_CORES is refused: every worker needs a connection', () => {
+    const env = { PORT: '1', CONCUR_CORES: '4', CONCUR_DB_POOL: '3', CONCUR_DB_URL: 'postgres://u:p@127.0.0.1:1/db' };
+    assert.throws(() => loadConfig(env), /CONCUR_DB_POOL=3 is below CONCUR_CORES=4/);
+    assert.equal(loadConfig({ ...env, CONCUR_DB_POOL: '4' }).dbPool, 4);
   });
 
   test("the thesis' cost 20 and the bounds 4 and 31 are accepted", () => {
@@ -31,6 +40,8 @@ describe('config', () => {
       CONCUR_PAGE_DELAY_EVERY: ['0', '-3'],
       CONCUR_PAGE_DELAY_MS: ['-1', 'soon'],
       CONCUR_LONGPOLL_MS: ['1e3', '99999999999'],
+      CONCUR_DB_POOL: ['0', 'many'],
+      CONCUR_DB_SLOW_MS: ['-5', '0.5'],
     };
     for (const [name, values] of Object.entries(bad)) {
       for (const value of values) {

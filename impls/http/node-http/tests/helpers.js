@@ -1,12 +1,15 @@
 // Shared by the tests: an in-process server on port 0, a raw TCP client for
-// the framings fetch() will not send, and the real entry point as a child
-// process (for the cluster and the environment checks).
+// the framings fetch() will not send, the real entry point as a child
+// process (for the cluster and the environment checks), and the PostgreSQL
+// of the database routes.
 
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/app.js';
 import { DEFAULT_PAGE_FILE } from '../src/config.js';
+import { openDatabase } from '../src/database.js';
 import { MemoryStore } from '../src/store.js';
 
 export const FOLDER = fileURLToPath(new URL('..', import.meta.url));
@@ -19,23 +22,66 @@ export const TEST_CONFIG = {
   pageDelayEvery: 3,
   pageDelayMs: 300,
   longPollMs: 200,
+  dbUrl: '',
+  dbPool: 4,
+  dbSlowMs: 20,
 };
 
 /** Starts the server in this process; `stop()` closes it and its connections. */
 export async function startServer(overrides = {}) {
   const config = { ...TEST_CONFIG, ...overrides };
-  const server = createServer(config, new MemoryStore());
+  const db = openDatabase(config.dbUrl, config.dbPool);
+  const server = createServer(config, new MemoryStore(), db);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return {
     port,
     url: `http://127.0.0.1:${port}`,
     config,
-    stop: () => {
+    stop: async () => {
       server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
+      await db.pool?.end();
     },
   };
+}
+
+let database;
+
+/**
+ * The URL of a seeded PostgreSQL (SPEC §8.1): CONCUR_DB_URL when set
+ * (`concur test` sets it), else a `concur db` started now (the repository's
+ * release build, else concur on PATH), which `stopDatabase()` stops. setpriv gives
+ * it SIGINT should this test process die first, so no database outlives it.
+ */
+export function databaseUrl() {
+  if (process.env.CONCUR_DB_URL) return Promise.resolve(process.env.CONCUR_DB_URL);
+  database ??= startConcurDb();
+  return database.then((d) => d.url);
+}
+
+export async function stopDatabase() {
+  if (!database) return;
+  const { child, exited } = await database;
+  child.kill('SIGINT');
+  await exited;
+}
+
+function startConcurDb() {
+  const built = fileURLToPath(new URL('../../../../target/release/concur', import.meta.url));
+  const concur = existsSync(built) ? built : 'concur';
+  const child = spawn('setpriv', ['--pdeathsig', 'SIGINT', concur, 'db'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const match = out.match(/^CONCUR_DB_URL=(\S+)$/m);
+      if (match) resolve({ url: match[1], child, exited });
+    });
+    child.on('error', (err) => reject(new Error(`cannot run ${concur} db (${err.message}): cargo build --release, or export the CONCUR_DB_URL of a running \`concur db\``)));
+    exited.then((code) => reject(new Error(`${concur} db exited (code ${code}) before printing CONCUR_DB_URL`)));
+  });
 }
 
 /**

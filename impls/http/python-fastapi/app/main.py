@@ -7,8 +7,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import errors, hello, passwords, users
+from app import errors, fortunes, hello, passwords, users, worlds
 from app.config import from_env
+from app.database import Database
 from app.hashing import Hasher
 from app.store import open_store
 
@@ -18,7 +19,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.settings = settings = from_env()
     app.state.store = open_store()
     app.state.hasher = Hasher(settings.bcrypt_cost)
+    app.state.database = await Database.open(settings)
     yield
+    await app.state.database.close()
 
 
 def create_app() -> FastAPI:
@@ -29,6 +32,8 @@ def create_app() -> FastAPI:
     app.include_router(hello.router)
     app.include_router(passwords.router)
     app.include_router(users.router)
+    app.include_router(worlds.router)
+    app.include_router(fortunes.router)
     return app
 
 

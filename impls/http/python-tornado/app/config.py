@@ -29,6 +29,9 @@ class Settings:
     page_delay_every: int
     page_delay_ms: int
     longpoll_ms: int
+    db_url: str  # "" when unset: the database routes answer 503 (SPEC §8.4)
+    db_pool: int  # connections for all processes together (SPEC §8.2)
+    db_slow_ms: int
 
 
 def _int(env: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int:
@@ -56,4 +59,7 @@ def from_env(env: Mapping[str, str] = os.environ) -> Settings:
         page_delay_every=_int(env, "CONCUR_PAGE_DELAY_EVERY", 10, 1, 2**31),
         page_delay_ms=_int(env, "CONCUR_PAGE_DELAY_MS", 2000, 0, 2**31),
         longpoll_ms=_int(env, "CONCUR_LONGPOLL_MS", 5000, 0, 2**31),
+        db_url=env.get("CONCUR_DB_URL", ""),
+        db_pool=_int(env, "CONCUR_DB_POOL", 16, 1, 2**31),
+        db_slow_ms=_int(env, "CONCUR_DB_SLOW_MS", 20, 0, 2**31),
     )

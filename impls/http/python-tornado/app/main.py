@@ -6,17 +6,20 @@ import asyncio
 import logging
 import signal
 import socket
+from pathlib import Path
 
 from tornado.httpserver import HTTPServer
 from tornado.web import Application
 
 from app import base
 from app.config import Settings
+from app.database import Database
 from app.hashing import Hasher
 from app.hello import HelloHandler, JsonHandler, LongPollHandler, PageHandler
 from app.passwords import SetPasswordHandler, VerifyPasswordHandler
 from app.store import Store
 from app.users import GetUserHandler, SetUserHandler
+from app.worlds import FortunesHandler, QueriesHandler, SingleQueryHandler, SlowQueryHandler, UpdatesHandler
 
 log = logging.getLogger("concur")
 
@@ -24,8 +27,12 @@ log = logging.getLogger("concur")
 SHUTDOWN_GRACE_S = 1.0
 
 
-def make_app(config: Settings, store: Store, hasher: Hasher) -> Application:
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def make_app(config: Settings, store: Store, hasher: Hasher, database: Database) -> Application:
     stores = {"store": store}
+    db = {"database": database, "config": config}
     return Application(
         [
             (r"/", HelloHandler),
@@ -36,8 +43,14 @@ def make_app(config: Settings, store: Store, hasher: Hasher) -> Application:
             (r"/password/verify/.*", VerifyPasswordHandler, {**stores, "hasher": hasher}),
             (r"/user/set/.*", SetUserHandler, stores),
             (r"/user/get/.*", GetUserHandler, stores),
+            (r"/db", SingleQueryHandler, db),
+            (r"/queries", QueriesHandler, db),
+            (r"/updates", UpdatesHandler, db),
+            (r"/fortunes", FortunesHandler, db),
+            (r"/slowdb", SlowQueryHandler, db),
         ],
         default_handler_class=base.NotFoundHandler,
+        template_path=TEMPLATES,
     )
 
 
@@ -45,7 +58,8 @@ async def serve(sockets: list[socket.socket], config: Settings, store: Store, li
     """Serves on the launcher's sockets until SIGTERM, or until `lifeline` (a pipe from
     the launcher) reads end-of-file because the launcher closed it or died."""
     # Buffered bodies (GET routes) are bounded too; the POST routes stream theirs (app.base).
-    server = HTTPServer(make_app(config, store, Hasher(config.bcrypt_cost)), max_body_size=base.MAX_BODY)
+    database = await Database.open(config)
+    server = HTTPServer(make_app(config, store, Hasher(config.bcrypt_cost), database), max_body_size=base.MAX_BODY)
     server.add_sockets(sockets)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -58,3 +72,4 @@ async def serve(sockets: list[socket.socket], config: Settings, store: Store, li
         await asyncio.wait_for(server.close_all_connections(), SHUTDOWN_GRACE_S)
     except asyncio.TimeoutError:
         log.warning("connections still open %.1f s after SIGTERM; exiting anyway", SHUTDOWN_GRACE_S)
+    await database.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -148,3 +149,26 @@ def parse_responses(data: bytes) -> list[Response]:
         responses.append(Response(status, headers, rest[:length]))
         data = rest[length:]
     return responses
+
+
+REPOSITORY = HERE.parents[2]
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    """PostgreSQL seeded as SPEC §8.1: CONCUR_DB_URL's (`concur test` gives it), else a `concur db` started here."""
+    if url := os.environ.get("CONCUR_DB_URL"):
+        yield url
+        return
+    concur = shutil.which("concur") or str(REPOSITORY / "target" / "release" / "concur")
+    if not Path(concur).is_file():
+        pytest.fail(f"the database routes need PostgreSQL: no concur on PATH nor at {concur}; run `cargo build --release`, or `concur test python-tornado`")
+    db = subprocess.Popen([concur, "db"], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        line = db.stdout.readline().strip()
+        if not line.startswith("CONCUR_DB_URL="):
+            pytest.fail(f"concur db printed {line!r} where CONCUR_DB_URL=... was expected")
+        yield line.removeprefix("CONCUR_DB_URL=")
+    finally:
+        db.send_signal(signal.SIGINT)
+        db.wait(timeout=30)

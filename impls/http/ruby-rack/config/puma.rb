@@ -2,16 +2,16 @@
 
 # Puma for the Concur workload, the way the seed ran it
 # (`puma -w 5 --preload -e production`), sized by the manifest:
-#   WEB_CONCURRENCY   worker processes (concur.toml maps CONCUR_CORES onto it)
-#   PUMA_MAX_THREADS  threads per process, one per request being served
-# Both are Puma's own variable names.
+#   WEB_CONCURRENCY   worker processes (Puma's own variable; concur.toml maps
+#                     CONCUR_CORES onto it)
+#   CONCUR_THREADS    threads per server, one per request being served, split
+#                     evenly between the processes
 
 # Puma 5.6 (Debian 12) loses requests pipelined behind a request with a body;
 # this backports Puma 6.5's fix (see the file).
 require_relative "../lib/concur/puma_pipelining"
 
 workers_count = Integer(ENV.fetch("WEB_CONCURRENCY", "1"))
-max_threads = Integer(ENV.fetch("PUMA_MAX_THREADS", "256"))
 
 environment "production"
 quiet
@@ -19,14 +19,15 @@ quiet
 # SPEC §1 asks for a listen backlog of at least 4096; Puma's default is 1024.
 bind "tcp://127.0.0.1:#{ENV.fetch('PORT')}?backlog=4096"
 
-# A request holds its thread until it is answered, a long poll included, so
-# the pool must hold the verifier's 200 long polls with room to spare. The
-# minimum is the maximum, as Rails' and Heroku's Puma configs do: every thread
-# is started at boot. (With a minimum of 0, Puma 5.6 starts at most one thread
-# per queued request and counts threads that were woken but not yet running
-# as idle, so a burst can leave requests queued behind sleeping ones while the
-# pool is far below its maximum; see README.)
-threads max_threads, max_threads
+# spec/POLICIES.md §1: a request holds its thread until it is answered, a
+# long poll included, so a waiting client costs one thread and nothing may
+# refuse it for want of one. CONCUR_THREADS (16,384 per server, the manifest)
+# is shared by the processes; each grows its pool on demand from Puma's
+# default minimum of 0 to its share, and Puma's auto-trim stops an idle
+# thread every 30 s until the pool is back at the minimum. Thread stacks are
+# set small by the manifest (RUBY_THREAD_*_STACK_SIZE).
+threads_per_server = Integer(ENV.fetch("CONCUR_THREADS", "16384"))
+threads 0, (threads_per_server.to_f / [workers_count, 1].max).ceil
 
 if workers_count > 1
   # Cluster mode: the master loads the app once (preload) and forks the

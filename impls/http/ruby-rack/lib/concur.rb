@@ -10,6 +10,8 @@ require_relative "concur/store"
 require_relative "concur/hasher"
 require_relative "concur/http_error"
 require_relative "concur/server_headers"
+require_relative "concur/database"
+require_relative "concur/world_routes"
 require_relative "concur/app"
 
 module Concur

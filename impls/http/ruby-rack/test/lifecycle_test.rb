@@ -29,6 +29,22 @@ class LifecycleTest < Minitest::Test
     refute puma.group_alive?
   end
 
+  # Regression: a pool of 256 threads per process answered 512 of 2,000
+  # long-poll clients at 2 cores and left the rest waiting the whole run
+  # (spec/POLICIES.md §1). The default pool grows past it on demand: 300
+  # polls of 4 s end together, where 256 threads would answer the last 44
+  # only after a second wait.
+  def test_long_polls_past_256_threads_are_all_answered_at_once
+    puma = PumaProcess.new(workers: 1, threads: nil, env: { "CONCUR_LONGPOLL_MS" => "4000" })
+    start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    codes = 300.times.map { Thread.new { puma.get("/longPoll").code } }.map(&:value)
+    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - start
+    assert_equal ["200"] * 300, codes
+    assert_operator elapsed, :<, 7.5, "300 polls of 4 s took #{elapsed.round(2)} s: some queued for a thread"
+  ensure
+    puma&.stop
+  end
+
   private
 
   def wait_for(seconds = 30)

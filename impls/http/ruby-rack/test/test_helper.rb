@@ -17,12 +17,16 @@ class PumaProcess
     "CONCUR_PAGE_DELAY_EVERY" => "3",
     "CONCUR_PAGE_DELAY_MS" => "300",
     "CONCUR_LONGPOLL_MS" => "300",
+    "CONCUR_DB_URL" => nil, # no database unless a test gives one (`concur test` exports one)
   }.freeze
 
   attr_reader :pid, :port
 
-  def initialize(workers:)
-    env = ENV_FOR_TESTS.merge("WEB_CONCURRENCY" => workers.to_s, "PUMA_MAX_THREADS" => "32")
+  # threads: CONCUR_THREADS, the server's pool; nil leaves config/puma.rb's
+  # default (the policy's 16,384).
+  def initialize(workers:, threads: 32 * workers, env: {})
+    env = ENV_FOR_TESTS.merge("WEB_CONCURRENCY" => workers.to_s).merge(env)
+    env["CONCUR_THREADS"] = threads.to_s if threads
     reader, writer = IO.pipe
     @pid = spawn(env, "bundle", "exec", "puma", "--config", "config/puma.rb",
                  chdir: ROOT, out: writer, err: writer, pgroup: true)

@@ -19,8 +19,9 @@ module ConcurRails
     config.api_only = true
 
     # Rails' error pages never reach a client: an exception that escapes a
-    # controller is answered in one line of text/plain, like every refusal (SPEC §3).
-    config.exceptions_app = PlainExceptions.new
+    # controller or the router is answered in one line of text/plain, like
+    # every refusal (SPEC §3), and a path routed for another method is a 405.
+    config.exceptions_app = PlainExceptions.new(routes)
 
     # Controllers parse the JSON bodies themselves; Rails parses none into params.
     config.middleware.use RawRequestBodies

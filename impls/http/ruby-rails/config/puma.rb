@@ -4,12 +4,6 @@
 
 require_relative "../lib/puma_pipelined_bodies"
 
-# Threads per process. A long poll holds its thread for the whole wait, so the
-# pool must hold the verifier's 200 polls, all in one worker if they land so.
-max_threads = Integer(ENV.fetch("RAILS_MAX_THREADS", 5))
-min_threads = Integer(ENV.fetch("RAILS_MIN_THREADS", max_threads))
-threads min_threads, max_threads
-
 # 127.0.0.1 only; a backlog of 4096 (Puma's default is 1024), SPEC §1.
 bind "tcp://127.0.0.1:#{ENV.fetch("PORT")}?backlog=4096"
 
@@ -33,6 +27,18 @@ if worker_count > 1
     Rails.configuration.x.store = SharedStore.connect(store_uri)
   end
 end
+
+# spec/POLICIES.md §1: a request holds its thread until it is answered, a
+# long poll included, so a waiting client costs one thread and nothing may
+# refuse it for want of one. CONCUR_THREADS (16,384 per server, the manifest)
+# is shared by the processes; each grows its pool on demand from Puma's
+# default minimum of 0 to its share, and Puma's auto-trim stops an idle
+# thread every 30 s until the pool is back at the minimum. Thread stacks are
+# set small by the manifest (RUBY_THREAD_*_STACK_SIZE). (Rails' template reads
+# RAILS_MAX_THREADS per process, sized for Active Record's pool; this app has
+# no database.)
+threads_per_server = Integer(ENV.fetch("CONCUR_THREADS", "16384"))
+threads 0, (threads_per_server.to_f / [worker_count, 1].max).ceil
 
 # What Puma answers when the application itself raises past Rails (it should
 # not): one line of text/plain, not Puma's page.

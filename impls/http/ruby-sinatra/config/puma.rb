@@ -19,15 +19,7 @@ end
 # SPEC §1: 127.0.0.1 only, and a listen backlog of 4096 (Puma's default is 1024).
 bind "tcp://127.0.0.1:#{concur.port}?backlog=4096"
 
-# One OS thread per request being served. 256 per worker holds the verifier's
-# 200 concurrent long polls even when they all land on one worker, with room
-# for other requests. The pool starts full (minimum = maximum, as Rails'
-# generated config has it): Puma 5.6 starts on-demand threads too slowly for a
-# burst of 200 polls (ruby-rack measured 134 started at once, 66 only 2 s later).
-max_threads = Integer(ENV.fetch("PUMA_MAX_THREADS", "256"))
-threads max_threads, max_threads
-
-worker_count = Integer(ENV.fetch("WEB_CONCURRENCY", concur.cores.to_s))
+worker_count = concur.workers
 if worker_count > 1
   # Cluster mode: the application is loaded once in the master, then forked.
   workers worker_count
@@ -45,6 +37,16 @@ if worker_count > 1
 else
   workers 0 # Puma itself would read WEB_CONCURRENCY=1 as a one-worker cluster
 end
+
+# spec/POLICIES.md §1: a request holds its OS thread until it is answered, a
+# long poll included, so a waiting client costs one thread and nothing may
+# refuse it for want of one. CONCUR_THREADS (16,384 per server, the manifest)
+# is shared by the processes; each grows its pool on demand from Puma's
+# default minimum of 0 to its share, and Puma's auto-trim stops an idle
+# thread every 30 s until the pool is back at the minimum. Thread stacks are
+# set small by the manifest (RUBY_THREAD_*_STACK_SIZE).
+threads_per_server = Integer(ENV.fetch("CONCUR_THREADS", "16384"))
+threads 0, (threads_per_server.to_f / [worker_count, 1].max).ceil
 
 # What Puma answers when an exception escapes the application (Sinatra's own
 # handlers catch those of the routes): Puma's default has no Content-Type,

@@ -36,4 +36,14 @@ class ConfigTest < Minitest::Test
     error = assert_raises(Concur::Config::Error) { Concur::Config.from_env({}) }
     assert_match(/PORT is not set/, error.message)
   end
+
+  # SPEC §8.2: CONCUR_DB_POOL bounds all the workers together.
+  def test_the_database_pool_is_divided_among_the_workers
+    config = Concur::Config.from_env({ "PORT" => "1", "CONCUR_DB_POOL" => "6", "WEB_CONCURRENCY" => "2" })
+    assert_equal [2, 3], [config.workers, config.db_pool]
+    config = Concur::Config.from_env({ "PORT" => "1", "CONCUR_DB_POOL" => "3", "CONCUR_CORES" => "4" })
+    assert_equal [4, 1], [config.workers, config.db_pool]
+    config = Concur::Config.from_env({ "PORT" => "1" })
+    assert_equal [nil, 16, 0.02], [config.db_url, config.db_pool, config.db_slow]
+  end
 end

@@ -1,98 +1,12 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "real_server"
 require "fileutils"
 require "net/http"
 require "socket"
 require "timeout"
 require "tmpdir"
-
-# Starts the real server as the manifest does (bundle exec puma -C
-# config/puma.rb) on a port the OS picks, in its own process group.
-module RealServer
-  START = %w[bundle exec puma -C config/puma.rb -e production].freeze
-
-  def start_server(workers)
-    @log = File.join(Dir.mktmpdir("concur-sinatra-test-"), "puma.log")
-    env = { "PORT" => "0", "CONCUR_BCRYPT_COST" => "4", "PUMA_MAX_THREADS" => "32", "WEB_CONCURRENCY" => workers.to_s }
-    @pid = Process.spawn(env, *START, chdir: ROOT, pgroup: true, %i[out err] => [@log, "w"])
-    port = nil
-    wait_until("Puma listening") { port = File.read(@log)[%r{Listening on http://127\.0\.0\.1:(\d+)}, 1] }
-    @port = Integer(port)
-    wait_until("the workers booted") { booted_workers == workers } if workers > 1
-  end
-
-  # SIGTERM, as the orchestrator stops it (the store owner then removes its
-  # socket directory), SIGKILL if anything is left after 10 s.
-  def stop_server
-    Process.kill("-TERM", @pid) if group_alive?
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
-    sleep 0.05 while group_alive? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline && !reaped?
-    Process.kill("-KILL", @pid) if group_alive?
-    reaped? || Process.wait(@pid)
-    FileUtils.rm_rf(File.dirname(@log))
-  end
-
-  def reaped?
-    @reaped ||= !Process.wait(@pid, Process::WNOHANG).nil?
-  rescue Errno::ECHILD
-    @reaped = true
-  end
-
-  def booted_workers
-    File.read(@log).scan(/Worker \d+ \(PID: \d+\) booted/).size
-  end
-
-  def wait_until(what, seconds = 30)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
-    until yield
-      flunk "timed out waiting for #{what}; log:\n#{File.read(@log)}" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      sleep 0.05
-    end
-  end
-
-  def get(path)
-    Net::HTTP.start("127.0.0.1", @port) { |http| http.get(path) }
-  end
-
-  def post(path, body)
-    Net::HTTP.start("127.0.0.1", @port) { |http| http.post(path, body) }
-  end
-
-  # Writes bytes in one segment and reads until the server closes.
-  def raw(bytes)
-    Timeout.timeout(10) do
-      TCPSocket.open("127.0.0.1", @port) do |socket|
-        socket.write(bytes)
-        socket.read
-      end
-    end
-  end
-
-  # [pid, command line] of the Puma master's children.
-  def children
-    Dir.glob("/proc/[0-9]*/stat").filter_map do |stat|
-      ppid = Integer(File.read(stat).split(") ").last.split[1])
-      pid = Integer(stat[%r{/proc/(\d+)/}, 1])
-      [pid, File.read("/proc/#{pid}/cmdline").tr("\0", " ")] if ppid == @pid
-    rescue Errno::ENOENT, Errno::ESRCH
-      nil
-    end
-  end
-
-  def alive?(pid)
-    !File.read("/proc/#{pid}/stat").split(") ").last.start_with?("Z")
-  rescue Errno::ENOENT, Errno::ESRCH
-    false
-  end
-
-  def group_alive?
-    Process.kill(0, -@pid)
-    true
-  rescue Errno::ESRCH
-    false
-  end
-end
 
 # CONCUR_CORES=2: Puma's cluster mode (two workers, --preload). The store is
 # shared by every worker, a dead worker is replaced, nothing is left after
@@ -175,5 +89,30 @@ class SingleModeServerTest < Minitest::Test
     Process.kill("-TERM", @pid)
     Timeout.timeout(10) { sleep 0.05 until reaped? }
     wait_until("the group gone", 10) { !group_alive? }
+  end
+end
+
+# spec/POLICIES.md §1: the default pool, grown on demand.
+class ThreadPoolTest < Minitest::Test
+  include RealServer
+
+  def setup
+    start_server(1, threads: nil, env: { "CONCUR_LONGPOLL_MS" => "4000" })
+  end
+
+  def teardown
+    stop_server
+  end
+
+  # Regression: a pool of 256 threads per process answered 449 of 2,000
+  # long-poll clients at 2 cores and left the rest waiting the whole run. 300
+  # polls of 4 s end together, where 256 threads would answer the last 44 only
+  # after a second wait.
+  def test_long_polls_past_256_threads_are_all_answered_at_once
+    start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    codes = Array.new(300) { Thread.new { get("/longPoll").code } }.map(&:value)
+    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - start
+    assert_equal ["200"] * 300, codes
+    assert_operator elapsed, :<, 7.5, "300 polls of 4 s took #{elapsed.round(2)} s: some queued for a thread"
   end
 end

@@ -32,6 +32,12 @@ pub struct Config {
     pub page_delay: Duration,
     /// `CONCUR_LONGPOLL_MS`.
     pub long_poll: Duration,
+    /// `CONCUR_DB_URL`, parsed; `None` leaves the database routes answering 503.
+    pub db: Option<postgres::Config>,
+    /// `CONCUR_DB_POOL`: the most database connections the process holds.
+    pub db_pool: u32,
+    /// `CONCUR_DB_SLOW_MS`: how long `/slowdb`'s query waits in the database.
+    pub db_slow: Duration,
 }
 
 impl Config {
@@ -59,8 +65,22 @@ impl Config {
             page_delay_every: int("CONCUR_PAGE_DELAY_EVERY", 10, 1, u32::MAX as u64)?,
             page_delay: Duration::from_millis(int("CONCUR_PAGE_DELAY_MS", 2000, 0, u32::MAX as u64)?),
             long_poll: Duration::from_millis(int("CONCUR_LONGPOLL_MS", 5000, 0, u32::MAX as u64)?),
+            db: get("CONCUR_DB_URL").map(|url| database_url(&url)).transpose()?,
+            db_pool: int("CONCUR_DB_POOL", 16, 1, u32::MAX as u64)? as u32,
+            db_slow: Duration::from_millis(int("CONCUR_DB_SLOW_MS", 20, 0, u32::MAX as u64)?),
         })
     }
+}
+
+/// `CONCUR_DB_URL` as the driver's settings. A database that does not answer
+/// a connection attempt within 2 s counts as gone (SPEC §8.4: a 503 within 5 s).
+fn database_url(url: &str) -> Result<postgres::Config, String> {
+    let mut config: postgres::Config =
+        url.parse().map_err(|e| format!("CONCUR_DB_URL={url:?}: {e} (e.g. postgres://USER:PASSWORD@127.0.0.1:5432/DATABASE)"))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(2));
+    }
+    Ok(config)
 }
 
 #[cfg(test)]
@@ -79,6 +99,8 @@ mod tests {
         assert_eq!((c.port, c.cores, c.threads, c.bcrypt_cost, c.page_delay_every), (8080, 1, 16_384, 10, 10));
         assert_eq!((c.page_delay, c.long_poll), (Duration::from_millis(2000), Duration::from_millis(5000)));
         assert!(c.page_file.ends_with("spec/static/hello.html"));
+        assert!(c.db.is_none());
+        assert_eq!((c.db_pool, c.db_slow), (16, Duration::from_millis(20)));
     }
 
     #[test]
@@ -92,5 +114,7 @@ mod tests {
         assert!(config(&[("PORT", "http")]).unwrap_err().starts_with("PORT=\"http\""));
         assert!(config(&[("PORT", "1"), ("CONCUR_BCRYPT_COST", "3")]).unwrap_err().starts_with("CONCUR_BCRYPT_COST=\"3\""));
         assert!(config(&[("PORT", "1"), ("CONCUR_THREADS", "0")]).unwrap_err().starts_with("CONCUR_THREADS"));
+        assert!(config(&[("PORT", "1"), ("CONCUR_DB_POOL", "0")]).unwrap_err().starts_with("CONCUR_DB_POOL"));
+        assert!(config(&[("PORT", "1"), ("CONCUR_DB_URL", "postgres://u@h:port/d")]).unwrap_err().starts_with("CONCUR_DB_URL"));
     }
 }

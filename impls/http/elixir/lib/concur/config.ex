@@ -12,7 +12,7 @@ defmodule Concur.Config do
   # spec/static/hello.html seen from this folder, where the server is started.
   @default_page_file "../../../spec/static/hello.html"
 
-  defstruct [:port, :cores, :bcrypt_cost, :page_file, :page_delay_every, :page_delay_ms, :longpoll_ms]
+  defstruct [:port, :cores, :bcrypt_cost, :page_file, :page_delay_every, :page_delay_ms, :longpoll_ms, :db, :db_pool, :db_slow_ms]
 
   @type t :: %__MODULE__{
           port: 1..65535,
@@ -21,7 +21,10 @@ defmodule Concur.Config do
           page_file: Path.t(),
           page_delay_every: pos_integer(),
           page_delay_ms: non_neg_integer(),
-          longpoll_ms: non_neg_integer()
+          longpoll_ms: non_neg_integer(),
+          db: keyword() | nil,
+          db_pool: pos_integer(),
+          db_slow_ms: non_neg_integer()
         }
 
   # Longer waits than this do not fit an Erlang timer.
@@ -35,7 +38,10 @@ defmodule Concur.Config do
          {:ok, cost} <- integer(env, "CONCUR_BCRYPT_COST", 10, 4..31),
          {:ok, every} <- integer(env, "CONCUR_PAGE_DELAY_EVERY", 10, 1..@max_ms),
          {:ok, delay} <- integer(env, "CONCUR_PAGE_DELAY_MS", 2000, 0..@max_ms),
-         {:ok, longpoll} <- integer(env, "CONCUR_LONGPOLL_MS", 5000, 0..@max_ms) do
+         {:ok, longpoll} <- integer(env, "CONCUR_LONGPOLL_MS", 5000, 0..@max_ms),
+         {:ok, db} <- database(present(env, "CONCUR_DB_URL")),
+         {:ok, db_pool} <- integer(env, "CONCUR_DB_POOL", 16, 1..100_000),
+         {:ok, db_slow_ms} <- integer(env, "CONCUR_DB_SLOW_MS", 20, 0..@max_ms) do
       {:ok,
        %__MODULE__{
          port: port,
@@ -44,7 +50,10 @@ defmodule Concur.Config do
          page_file: Path.expand(present(env, "CONCUR_PAGE_FILE") || @default_page_file),
          page_delay_every: every,
          page_delay_ms: delay,
-         longpoll_ms: longpoll
+         longpoll_ms: longpoll,
+         db: db,
+         db_pool: db_pool,
+         db_slow_ms: db_slow_ms
        }}
     end
   end
@@ -73,6 +82,20 @@ defmodule Concur.Config do
           {n, ""} when n >= first and n <= last -> {:ok, n}
           _ -> {:error, "#{name} must be an integer from #{first} to #{last}, got #{inspect(raw)}"}
         end
+    end
+  end
+
+  # CONCUR_DB_URL (SPEC §8.2) as the options of :pgsql.connect/1; unset is
+  # nil, and the database routes answer 503.
+  defp database(nil), do: {:ok, nil}
+
+  defp database(url) do
+    with %URI{scheme: scheme, userinfo: info, host: host, port: port, path: "/" <> name, query: nil}
+         when scheme in ["postgres", "postgresql"] and is_binary(info) and host not in [nil, ""] and name != "" <- URI.parse(url),
+         [user, password] <- String.split(info, ":", parts: 2) do
+      {:ok, [host: host, port: port || 5432, user: URI.decode(user), password: URI.decode(password), database: URI.decode(name)]}
+    else
+      _ -> {:error, "CONCUR_DB_URL must be postgres://USER:PASSWORD@HOST:PORT/DATABASE, got #{inspect(url)}"}
     end
   end
 

@@ -1,6 +1,6 @@
 defmodule Concur.Router do
   @moduledoc """
-  The route table of SPEC §2 and the first rules of §3, in their order: an
+  The route table of SPEC §2 (and §8's database routes) and the first rules of §3, in their order: an
   unknown path is 404, a known path with another method 405 (with `Allow`),
   a `{user}` outside `[A-Za-z0-9_.-]{1,64}` 400. The handlers then read and
   check the body themselves (413, 400).
@@ -9,7 +9,7 @@ defmodule Concur.Router do
   `%41` or `a%2Fb` is refused as a user name rather than decoded into one.
   """
 
-  alias Concur.{Hello, Passwords, Users}
+  alias Concur.{Database, Hello, Passwords, Users}
   alias Concur.HTTP.Reply
 
   @get ["GET", "HEAD"]
@@ -46,6 +46,11 @@ defmodule Concur.Router do
   defp route("/json"), do: {@get, &Hello.json/1, []}
   defp route("/page"), do: {@get, &Hello.page/1, []}
   defp route("/longPoll"), do: {@get, &Hello.long_poll/1, []}
+  defp route("/db"), do: {@get, &Database.single/1, []}
+  defp route("/queries"), do: {@get, &Database.queries/1, []}
+  defp route("/updates"), do: {@get, &Database.updates/1, []}
+  defp route("/fortunes"), do: {@get, &Database.fortunes/1, []}
+  defp route("/slowdb"), do: {@get, &Database.slow/1, []}
   defp route("/password/set/" <> user), do: {@post, &Passwords.set/2, [user]}
   defp route("/password/verify/" <> user), do: {@post, &Passwords.verify/2, [user]}
   defp route("/user/set/" <> user), do: {@post, &Users.set/2, [user]}

@@ -9,7 +9,8 @@ module Concur
   # for a bad {user}, 413 for a body over 1 MiB, 400 for a bad body.
   #
   # Puma gives one thread to each request, so a handler that waits (the page
-  # delay, the long poll) simply sleeps on its own thread.
+  # delay, the long poll, a database connection or query) simply blocks its
+  # own thread. The database routes (SPEC §8) are WorldRoutes'.
   class App
     USER_NAME = /\A[A-Za-z0-9_.-]{1,64}\z/.freeze
     MAX_BODY = 1 << 20
@@ -24,12 +25,15 @@ module Concur
       @hasher = Hasher.new(config.bcrypt_cost)
       @page_count = 0
       @page_lock = Mutex.new
+      @world = WorldRoutes.new(Database.new(config.db_url, config.db_pool), config.db_slow)
     end
 
     def call(env)
       route(env["PATH_INFO"], env)
     rescue HttpError => e
       text(e.status, e.message, e.headers)
+    rescue Database::Unavailable => e
+      text(503, "database unavailable: #{e.message}")
     end
 
     private
@@ -42,6 +46,11 @@ module Concur
       when "/json" then get(env) { json(200, { "message" => "Hello, World!" }) }
       when "/page" then get(env) { page }
       when "/longPoll" then get(env) { long_poll }
+      when "/db" then get(env) { @world.single }
+      when "/queries" then get(env) { @world.queries(env) }
+      when "/updates" then get(env) { @world.updates(env) }
+      when "/fortunes" then get(env) { @world.fortunes }
+      when "/slowdb" then get(env) { @world.slow }
       when %r{\A/password/set/(.*)\z} then post(env, $1) { |user| set_password(user, env) }
       when %r{\A/password/verify/(.*)\z} then post(env, $1) { |user| verify_password(user, env) }
       when %r{\A/user/set/(.*)\z} then post(env, $1) { |user| set_user(user, env) }

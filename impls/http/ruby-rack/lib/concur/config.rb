@@ -5,14 +5,23 @@ module Concur
 
   # The environment of SPEC §1 (PORT is Puma's: config/puma.rb binds it).
   # A bad value stops the boot with a message naming the variable.
-  Config = Struct.new(:bcrypt_cost, :page_file, :page_delay_every, :page_delay, :longpoll, keyword_init: true) do
+  #
+  # db_pool is this process's share of CONCUR_DB_POOL (SPEC §8.2: the bound
+  # holds for all processes together): divided by Puma's WEB_CONCURRENCY
+  # workers, at least one each.
+  Config = Struct.new(:bcrypt_cost, :page_file, :page_delay_every, :page_delay, :longpoll,
+                      :db_url, :db_pool, :db_slow, keyword_init: true) do
     def self.from_env(env = ENV)
+      workers = integer(env, "WEB_CONCURRENCY", 1, 1..)
       new(
         bcrypt_cost: integer(env, "CONCUR_BCRYPT_COST", 10, 4..31),
         page_file: env.fetch("CONCUR_PAGE_FILE", DEFAULT_PAGE),
         page_delay_every: integer(env, "CONCUR_PAGE_DELAY_EVERY", 10, 1..),
         page_delay: integer(env, "CONCUR_PAGE_DELAY_MS", 2000, 0..) / 1000.0,
         longpoll: integer(env, "CONCUR_LONGPOLL_MS", 5000, 0..) / 1000.0,
+        db_url: env["CONCUR_DB_URL"].to_s.empty? ? nil : env["CONCUR_DB_URL"],
+        db_pool: [integer(env, "CONCUR_DB_POOL", 16, 1..) / workers, 1].max,
+        db_slow: integer(env, "CONCUR_DB_SLOW_MS", 20, 0..) / 1000.0,
       )
     end
 

@@ -3,7 +3,8 @@
 require "bcrypt"
 
 module Concur
-  # bcrypt at the configured cost, one hash at a time per process.
+  # bcrypt at the configured cost, one hash at a time per process
+  # (spec/POLICIES.md §2: CONCUR_CORES hashes per server, one process per core).
   #
   # bcrypt-ruby releases the GVL while it hashes (rb_thread_call_without_gvl),
   # so Puma's threads could otherwise run a hash on every core of the machine

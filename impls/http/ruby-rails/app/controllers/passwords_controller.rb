@@ -1,10 +1,17 @@
 # bcrypt passwords (SPEC §2). BCrypt hashes in C without the global VM lock, so
 # other threads of the worker serve requests meanwhile.
 class PasswordsController < ApplicationController
+  # spec/POLICIES.md §2: one hash in progress per process (one process per
+  # core). Without the lock every Puma thread of the process could hash at
+  # once, time-slicing its core; the others queue on the Mutex. Created when
+  # the master loads the class, before Puma forks: each worker has its own.
+  HASHING = Mutex.new
+
   before_action :require_user_name
 
   def create
-    digest = BCrypt::Password.create(password, cost: bcrypt_cost)
+    given = password
+    digest = bcrypt { BCrypt::Password.create(given, cost: bcrypt_cost) }
     store.write(:passwords, user_name, digest.to_s)
     render plain: "OK"
   end
@@ -15,14 +22,18 @@ class PasswordsController < ApplicationController
     if digest.nil?
       # Hash anyway, so that an unknown user takes as long as a real check
       # (the thesis' Listing 24).
-      BCrypt::Password.create(given, cost: bcrypt_cost)
+      bcrypt { BCrypt::Password.create(given, cost: bcrypt_cost) }
       refuse :not_found, "no password set for #{user_name}"
     end
-    refuse :forbidden, "wrong password" unless BCrypt::Password.new(digest) == given
+    refuse :forbidden, "wrong password" unless bcrypt { BCrypt::Password.new(digest) == given }
     render plain: "OK"
   end
 
   private
+
+  def bcrypt(&block)
+    HASHING.synchronize(&block)
+  end
 
   def bcrypt_cost
     Rails.configuration.x.bcrypt_cost

@@ -6,6 +6,7 @@ require "puma/const"
 require "sinatra/base"
 require "time"
 require_relative "config"
+require_relative "database"
 require_relative "store"
 
 module Concur
@@ -29,8 +30,12 @@ module Concur
       %r{\A/longPoll\z} => "GET, HEAD",
       %r{\A/password/(set|verify)/} => "POST",
       %r{\A/user/set/} => "POST",
-      %r{\A/user/get/} => "GET, HEAD"
+      %r{\A/user/get/} => "GET, HEAD",
+      %r{\A/(db|queries|updates|fortunes|slowdb)\z} => "GET, HEAD"
     }.freeze
+    WORLD_ROWS = 10_000
+    MAX_QUERIES = 500
+    ADDED_FORTUNE = { id: 0, message: "Additional fortune added at request time." }.freeze
 
     # The every-Nth /page counter, one per process (SPEC §2): created before
     # Puma forks, so each worker counts from its own copy.
@@ -66,6 +71,15 @@ module Concur
       set :concur, Config.from_env
       set :store, Store.new # replaced by a SharedStore proxy in each Puma worker
       set :page_requests, Counter.new
+      # spec/POLICIES.md §2: one bcrypt hash in progress per process (one
+      # process per core). bcrypt-ruby hashes without the GVL, so without the
+      # lock every thread of the pool could hash at once, time-slicing the
+      # process's core; the others queue on the Mutex while the pool goes on
+      # serving. Created before Puma forks: each worker has its own.
+      set :bcrypt_lock, Mutex.new
+      # SPEC §8: Sequel's Database, no connection opened yet (nil without CONCUR_DB_URL).
+      set :database, Database.connect(settings.concur)
+      set :views, File.expand_path("../../views", __dir__)
       set :default_content_type, "text/plain"
       set :show_exceptions, false
       set :raise_errors, false
@@ -108,7 +122,8 @@ module Concur
 
     post "/password/set/*" do
       user = user_name
-      hash = BCrypt::Password.create(password_from_body, cost: settings.concur.bcrypt_cost)
+      password = password_from_body
+      hash = bcrypt { BCrypt::Password.create(password, cost: settings.concur.bcrypt_cost) }
       settings.store.set(:passwords, user, hash.to_s)
       "OK"
     end
@@ -119,10 +134,10 @@ module Concur
       stored = settings.store.get(:passwords, user)
       if stored.nil?
         # Hash once anyway, so that the 404 takes as long as a real check.
-        BCrypt::Password.create(password, cost: settings.concur.bcrypt_cost)
+        bcrypt { BCrypt::Password.create(password, cost: settings.concur.bcrypt_cost) }
         halt 404, "no password set for this user"
       end
-      halt 403, "wrong password" unless BCrypt::Password.new(stored) == password
+      halt 403, "wrong password" unless bcrypt { BCrypt::Password.new(stored) == password }
       "OK"
     end
 
@@ -139,6 +154,45 @@ module Concur
       halt 404, "no user info for this user" if value.nil?
       content_type :json
       JSON.generate(value)
+    end
+
+    # -- the database routes (SPEC §8.3) ------------------------------------
+
+    get "/db" do
+      content_type :json
+      JSON.generate(database { |db| world(db.row(random_id)) })
+    end
+
+    get "/queries" do
+      content_type :json
+      JSON.generate(database { |db| read_rows(db) })
+    end
+
+    # Read one by one as /queries, then each row written back by an UPDATE
+    # of its own, as Sequel users write it (no transaction: each statement
+    # locks one row, so two requests cannot deadlock).
+    get "/updates" do
+      rows = database do |db|
+        read_rows(db).each do |row|
+          row["randomNumber"] = random_id
+          db.update(row["id"], row["randomNumber"])
+        end
+      end
+      content_type :json
+      JSON.generate(rows)
+    end
+
+    get "/fortunes" do
+      fortunes = database(&:fortunes) << ADDED_FORTUNE
+      # String#<=> compares bytes: for UTF-8, code point order.
+      @fortunes = fortunes.sort_by { |fortune| fortune[:message] }
+      content_type :html
+      erb :fortunes
+    end
+
+    get "/slowdb" do
+      content_type :json
+      JSON.generate(database { |db| world(db.slow(random_id, settings.concur.db_slow)) })
     end
 
     # No route matched: a known path with another method is 405, any other
@@ -164,6 +218,50 @@ module Concur
     end
 
     helpers do
+      # Runs the block on one pooled connection, held for all its
+      # statements; a database that cannot be reached or used is a 503 with
+      # Sequel's reason on one line (SPEC §8.4).
+      def database(&block)
+        statements = settings.database
+        unavailable("CONCUR_DB_URL is not set") unless statements
+        statements.db.synchronize { block.call(statements) }
+      rescue Sequel::Error => e
+        unavailable(e.message.split.join(" "))
+      end
+
+      # A route may have set its JSON type before the database failed.
+      def unavailable(reason)
+        content_type :text
+        halt 503, "database unavailable: #{reason}"
+      end
+
+      def read_rows(db)
+        Array.new(query_count) { world(db.row(random_id)) }
+      end
+
+      def world(row)
+        { "id" => row[:id], "randomNumber" => row[:randomnumber] }
+      end
+
+      # N of SPEC §8.3: not an integer counts as 1, then clamped to 1..500.
+      def query_count
+        (Integer(params["queries"].to_s, 10, exception: false) || 1).clamp(1, MAX_QUERIES)
+      end
+
+      def random_id
+        rand(1..WORLD_ROWS)
+      end
+
+      # The fortunes template's escaping, as Sinatra's FAQ writes it.
+      def h(text)
+        Rack::Utils.escape_html(text)
+      end
+
+      # Runs one bcrypt call under the process's lock (settings.bcrypt_lock).
+      def bcrypt(&block)
+        settings.bcrypt_lock.synchronize(&block)
+      end
+
       # {user} as sent: the third segment of the raw (undecoded) path and
       # everything after it, so that `a/b` and `%41` are refused (SPEC §3.4).
       def user_name

@@ -1,13 +1,16 @@
-//! The Concur service (SPEC §2-§3): its state, and one `handle` that turns a
-//! request into a response. It knows nothing of sockets or threads: a pool
-//! thread calls it with the request head and a handle on the body.
+//! The Concur service (SPEC §2-§3, §8): its state, and one `handle` that
+//! turns a request into a response. It knows nothing of sockets or threads: a
+//! pool thread calls it with the request head and a handle on the body.
 
+mod db;
+mod fortunes;
 mod hello;
 mod password;
 mod permits;
 mod routes;
 mod store;
 mod user;
+mod world;
 
 use crate::config::Config;
 use crate::http::{Body, BodyError, Request, Response};
@@ -37,6 +40,10 @@ pub struct App {
     passwords: store::Store<String>,
     /// user → the JSON object last set, as a value.
     users: store::Store<Value>,
+    /// The pool of the database routes, shared by every thread.
+    db: db::Database,
+    /// `CONCUR_DB_SLOW_MS`.
+    db_slow: Duration,
 }
 
 impl App {
@@ -51,6 +58,8 @@ impl App {
             pages: AtomicU64::new(0),
             passwords: store::Store::default(),
             users: store::Store::default(),
+            db: db::Database::open(config.db.as_ref(), config.db_pool),
+            db_slow: config.db_slow,
         }
     }
 
@@ -68,6 +77,11 @@ impl App {
             Route::PasswordVerify(user) => self.verify_password(user, &read_body(body)?),
             Route::UserSet(user) => self.set_user(user, &read_body(body)?),
             Route::UserGet(user) => self.get_user(user),
+            Route::Db => self.single_query(),
+            Route::Queries => self.queries(request.query()),
+            Route::Updates => self.updates(request.query()),
+            Route::Fortunes => self.fortunes(),
+            Route::SlowDb => self.slow_query(),
         }
     }
 }

@@ -14,6 +14,11 @@ pub enum Route<'a> {
     PasswordVerify(&'a str),
     UserSet(&'a str),
     UserGet(&'a str),
+    Db,
+    Queries,
+    Updates,
+    Fortunes,
+    SlowDb,
 }
 
 const GET: &str = "GET, HEAD";
@@ -26,6 +31,11 @@ pub fn resolve<'a>(method: &str, path: &'a str) -> Result<Route<'a>, Response> {
         "/json" => (Route::Json, GET),
         "/page" => (Route::Page, GET),
         "/longPoll" => (Route::LongPoll, GET),
+        "/db" => (Route::Db, GET),
+        "/queries" => (Route::Queries, GET),
+        "/updates" => (Route::Updates, GET),
+        "/fortunes" => (Route::Fortunes, GET),
+        "/slowdb" => (Route::SlowDb, GET),
         _ => match with_user(path) {
             Some(found) => found,
             None => return Err(Response::error(404, format!("no route for {path}"))),
@@ -77,6 +87,8 @@ mod tests {
         assert_eq!(status("GET", "/user/get"), 404, "a prefix without its slash");
         assert_eq!(status("GET", "/json/extra"), 404);
         assert_eq!(status("GET", "/JSON"), 404);
+        assert_eq!(status("GET", "/db/1"), 404, "a longer path (SPEC §8.4)");
+        assert_eq!(resolve("POST", "/fortunes").unwrap_err().allow, Some("GET, HEAD"));
         assert_eq!(status("GET", "/user/set/%41"), 405, "the method is checked before the name");
         assert_eq!(resolve("POST", "/").unwrap_err().allow, Some("GET, HEAD"));
         for bad in ["", "a/b", "%41", "a:b", "a~b", &"x".repeat(65)] {

@@ -107,6 +107,11 @@ impl Request {
         origin.split_once('?').map_or(origin, |(path, _)| path)
     }
 
+    /// What follows the target's first `?`, not decoded (an authority has none).
+    pub fn query(&self) -> Option<&str> {
+        self.target.split_once('?').map(|(_, query)| query)
+    }
+
     pub fn is_head(&self) -> bool {
         self.method == "HEAD"
     }
@@ -158,5 +163,8 @@ mod tests {
         assert_eq!(with("http://127.0.0.1:80/json?q").path(), "/json");
         assert_eq!(with("http://127.0.0.1:80").path(), "/");
         assert_eq!(with("/a?b=http://c/d").path(), "/a");
+        assert_eq!(with("/queries?queries=3").query(), Some("queries=3"));
+        assert_eq!(with("http://h?queries=3").query(), Some("queries=3"));
+        assert_eq!(with("/db").query(), None);
     }
 }

@@ -1,0 +1,34 @@
+package main
+
+// /updates reads its rows one by one, as /queries does, and writes them back
+// in one statement (TechEmpower allows the batched write), as go-nethttp does.
+
+import (
+	"context"
+	"slices"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func (s *server) updates(req *request, _ string) response {
+	return s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (response, error) {
+		rows, err := readRows(ctx, conn, queryCount(req))
+		if err != nil {
+			return response{}, err
+		}
+		for i := range rows {
+			rows[i].RandomNumber = randomID()
+		}
+		// Written in id order (see updateRows); answered in the order read.
+		sorted := slices.Clone(rows)
+		slices.SortFunc(sorted, func(a, b world) int { return int(a.ID - b.ID) })
+		ids, numbers := make([]int32, len(sorted)), make([]int32, len(sorted))
+		for i, row := range sorted {
+			ids[i], numbers[i] = row.ID, row.RandomNumber
+		}
+		if _, err := conn.Exec(ctx, updateRows, ids, numbers); err != nil {
+			return response{}, err
+		}
+		return jsonResponse(rows)
+	})
+}

@@ -1,0 +1,78 @@
+"""`/db`, `/queries`, `/updates` and `/slowdb`: rows of `world` read one statement each (SPEC §8.3).
+
+asyncpg prepares a statement on a connection the first time it runs there
+and reuses it from the connection's statement cache after, so `fetchrow`
+with the SQL text runs a prepared statement. The rows are answered with
+`JSONResponse` directly: the response needs no validation, and FastAPI's
+path through `jsonable_encoder` would walk 500 dicts for nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import asyncpg
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from app.deps import DatabaseDep, SettingsDep
+
+router = APIRouter()
+
+WORLD_ROWS = 10_000
+MAX_QUERIES = 500
+SELECT_ROW = "SELECT id, randomnumber FROM world WHERE id = $1"
+# The wait is the query's own, so the connection is held through it.
+SELECT_SLOW = "SELECT id, randomnumber FROM world, pg_sleep($2) WHERE id = $1"
+UPDATE_ROW = "UPDATE world SET randomnumber = $2 WHERE id = $1"
+# Python's int() also takes " 5", "+5" and "5_000"; the contract's N is plain decimal.
+DECIMAL = re.compile(r"-?[0-9]+")
+
+
+def query_count(text: str) -> int:
+    """`queries` clamped to 1..500; anything that is not a decimal integer counts as 1."""
+    if not DECIMAL.fullmatch(text):
+        return 1
+    return min(max(int(text), 1), MAX_QUERIES)
+
+
+def random_id() -> int:
+    return random.randint(1, WORLD_ROWS)
+
+
+def as_row(record: asyncpg.Record) -> dict[str, int]:
+    return {"id": record[0], "randomNumber": record[1]}
+
+
+async def read_rows(conn: asyncpg.Connection, n: int) -> list[dict[str, int]]:
+    return [as_row(await conn.fetchrow(SELECT_ROW, random_id())) for _ in range(n)]
+
+
+@router.get("/db")
+async def single_query(db: DatabaseDep) -> JSONResponse:
+    async with db.connection() as conn:
+        return JSONResponse(as_row(await conn.fetchrow(SELECT_ROW, random_id())))
+
+
+@router.get("/queries")
+async def queries(db: DatabaseDep, queries: str = "") -> JSONResponse:
+    async with db.connection() as conn:
+        return JSONResponse(await read_rows(conn, query_count(queries)))
+
+
+@router.get("/updates")
+async def updates(db: DatabaseDep, queries: str = "") -> JSONResponse:
+    async with db.connection() as conn:
+        rows = await read_rows(conn, query_count(queries))
+        for row in rows:
+            row["randomNumber"] = random_id()
+        # executemany runs in one transaction; in id order, two requests lock shared rows alike and never deadlock.
+        await conn.executemany(UPDATE_ROW, sorted((row["id"], row["randomNumber"]) for row in rows))
+    return JSONResponse(rows)
+
+
+@router.get("/slowdb")
+async def slow_query(db: DatabaseDep, settings: SettingsDep) -> JSONResponse:
+    async with db.connection() as conn:
+        return JSONResponse(as_row(await conn.fetchrow(SELECT_SLOW, random_id(), settings.db_slow_ms / 1000)))

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+require "sequel"
+
+module Concur
+  # The database of SPEC §8 through Sequel, the toolkit Sinatra's community
+  # pairs with it (Jeremy Evans' Sequel and Roda; TechEmpower's
+  # sinatra-sequel), on its postgres adapter over the `pg` gem.
+  #
+  # Sequel's threaded connection pool holds this worker's share of
+  # CONCUR_DB_POOL. A request holds one connection for all its statements
+  # (`synchronize`); when every one is busy its Puma thread waits on the
+  # pool's ConditionVariable for up to POOL_TIMEOUT seconds. Connections
+  # open on first use, so the server starts with the database down, and the
+  # Puma master, which loads this before it forks, holds none.
+  module Database
+    # Longer than any client of the scenarios waits (concur load gives up
+    # after 10 s): with 16,384 Puma threads and a few connections, the queue
+    # is in the pool, and a request must not fail for being in it while its
+    # client still waits. Sequel's default is 5 s.
+    POOL_TIMEOUT = 30
+
+    # The database for config, or nil without CONCUR_DB_URL.
+    def self.connect(config)
+      return nil unless config.db_url
+
+      db = Sequel.connect(config.db_url, max_connections: config.db_pool, pool_timeout: POOL_TIMEOUT,
+                                         connect_timeout: 5, test: false, keep_reference: false)
+      Statements.new(db)
+    end
+
+    # The routes' statements, prepared by Sequel on each connection the
+    # first time they run there (PostgreSQL PREPARE through pg).
+    class Statements
+      attr_reader :db
+
+      def initialize(db)
+        @db = db
+        @lock = Mutex.new
+        @prepared = nil
+      end
+
+      def row(id)
+        prepared[:row].call(id: id)
+      end
+
+      def update(id, number)
+        prepared[:update].call(id: id, randomnumber: number)
+      end
+
+      def fortunes
+        prepared[:fortunes].call
+      end
+
+      def slow(id, seconds)
+        prepared[:slow].call(id: id, seconds: seconds)
+      end
+
+      private
+
+      # Sequel writes a statement's SQL for the server's version, which it
+      # asks the database for: so they are made on first use, in the worker,
+      # and the Puma master never connects (nor fails to boot when the
+      # database is down).
+      def prepared
+        @prepared || @lock.synchronize { @prepared ||= prepare }
+      end
+
+      def prepare
+        world = db[:world].select(:id, :randomnumber)
+        {
+          row: world.where(id: :$id).prepare(:first, :world_row),
+          update: db[:world].where(id: :$id).prepare(:update, :world_update, randomnumber: :$randomnumber),
+          fortunes: db[:fortune].select(:id, :message).prepare(:select, :fortunes),
+          # The wait is the query's own, so the connection is held through it.
+          slow: world.cross_join(Sequel.function(:pg_sleep, :$seconds)).where(id: :$id).prepare(:first, :world_slow),
+        }
+      end
+    end
+  end
+end
