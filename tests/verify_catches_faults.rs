@@ -121,3 +121,17 @@ fn decoding_bodies_lossily_fails_not_utf8() {
     assert_eq!(failed(&outcomes), ["not-utf8"]);
     assert!(detail(&outcomes, "not-utf8").contains("not UTF-8"), "{}", detail(&outcomes, "not-utf8"));
 }
+
+#[test]
+fn answering_in_the_requests_unknown_version_fails_unknown_version() {
+    let outcomes = verify(&[Fault::EchoesVersion], Some("unknown-version,keep-alive,http10"));
+    assert_eq!(failed(&outcomes), ["unknown-version"]);
+    assert!(detail(&outcomes, "unknown-version").contains("\"HTTP/9.9 200 OK\""), "{}", detail(&outcomes, "unknown-version"));
+}
+
+#[test]
+fn a_400_in_http11_to_an_unknown_version_passes_unknown_version() {
+    // The conforming refserver refuses any request line that is not HTTP/1.x with `HTTP/1.1 400`.
+    let outcomes = verify(&[], Some("unknown-version"));
+    assert_eq!(outcomes.iter().map(|o| (o.id, o.status)).collect::<Vec<_>>(), [("unknown-version", Status::Pass)]);
+}

@@ -127,6 +127,19 @@ impl Conn {
         Ok(Response { version, status, headers, body, framing, elapsed: self.started.elapsed() })
     }
 
+    /// The first line the server sends, whatever its protocol, without the
+    /// line end; `None` when it closes without sending one. For the checks
+    /// that judge the status line itself, which `read_response` refuses
+    /// unless it is HTTP/1.x.
+    pub fn read_first_line(&mut self) -> io::Result<Option<String>> {
+        match self.fill_until(|b| find(b, b"\r\n")) {
+            Ok(end) => Ok(Some(String::from_utf8_lossy(&self.buf[..end]).into_owned())),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && self.buf.is_empty() => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset && self.buf.is_empty() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// True when the server has closed the connection (EOF or reset) within `wait`.
     pub fn closed_within(&mut self, wait: Duration) -> bool {
         if !self.buf.is_empty() {
@@ -279,6 +292,18 @@ mod tests {
         assert_eq!((r.version.as_str(), r.status, r.framing), ("HTTP/1.0", 200, Framing::Close));
         assert_eq!(r.text(), "until close");
         assert_eq!(r.media_type(), "text/plain");
+    }
+
+    #[test]
+    fn reads_a_status_line_in_any_version_and_none_on_close() {
+        let addr = canned(b"HTTP/9.9 200 OK\r\nContent-Length: 0\r\n\r\n");
+        let mut c = Conn::connect(addr, Duration::from_secs(2)).unwrap();
+        c.send(b"GET / HTTP/9.9\r\n\r\n").unwrap();
+        assert_eq!(c.read_first_line().unwrap().as_deref(), Some("HTTP/9.9 200 OK"));
+        let addr = canned(b"");
+        let mut c = Conn::connect(addr, Duration::from_secs(2)).unwrap();
+        c.send(b"GET / HTTP/9.9\r\n\r\n").unwrap();
+        assert_eq!(c.read_first_line().unwrap(), None);
     }
 
     #[test]

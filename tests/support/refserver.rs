@@ -40,6 +40,9 @@ pub enum Fault {
     /// Decodes bodies lossily (bad bytes become U+FFFD) before parsing them, as
     /// `buffer.toString()` or a store of unchecked bytes would.
     LossyUtf8,
+    /// Takes any `HTTP/x.y` request line and answers in the request's
+    /// version, as Netty under Ktor did (`HTTP/9.9 200 OK`).
+    EchoesVersion,
 }
 
 struct State {
@@ -92,6 +95,8 @@ pub fn start(faults: &[Fault], page: Vec<u8>, longpoll_ms: u64, page_delay_ms: u
 }
 
 struct Req {
+    /// The request line's version, which the answer's status line repeats under `EchoesVersion`.
+    version: String,
     method: String,
     path: String,
     close: bool,
@@ -112,20 +117,21 @@ fn serve_conn(stream: TcpStream, state: &Arc<State>) {
         let mut out = stream;
         loop {
             let limit = if state.has(Fault::NoBodyLimit) { usize::MAX } else { MIB };
-            match read_request(&mut reader, &mut out, limit) {
+            match read_request(&mut reader, &mut out, limit, state.has(Fault::EchoesVersion)) {
                 Ok(req) => {
                     let (status, ctype, mut body) = route(&req, &state, &mut local_users);
                     if req.method == "HEAD" {
                         body.clear();
                     }
                     let close = req.close && !state.has(Fault::NeverCloses);
-                    if write_response(&mut out, &state, status, ctype, &body, close).is_err() || close {
+                    let version = if state.has(Fault::EchoesVersion) { req.version.as_str() } else { "HTTP/1.1" };
+                    if write_response(&mut out, &state, version, status, ctype, &body, close).is_err() || close {
                         return;
                     }
                 }
                 Err(ReadErr::Eof) => return,
                 Err(ReadErr::TooLarge) => {
-                    let _ = write_response(&mut out, &state, 413, "text/plain", b"request body over 1 MiB", true);
+                    let _ = write_response(&mut out, &state, "HTTP/1.1", 413, "text/plain", b"request body over 1 MiB", true);
                     return;
                 }
                 Err(ReadErr::Bad(why)) => {
@@ -133,7 +139,7 @@ fn serve_conn(stream: TcpStream, state: &Arc<State>) {
                     if state.has(Fault::DiesOnGarbage) {
                         state.dead.store(true, Ordering::SeqCst);
                     }
-                    let _ = write_response(&mut out, &state, 400, "text/plain", why.as_bytes(), true);
+                    let _ = write_response(&mut out, &state, "HTTP/1.1", 400, "text/plain", why.as_bytes(), true);
                     return;
                 }
             }
@@ -141,14 +147,15 @@ fn serve_conn(stream: TcpStream, state: &Arc<State>) {
     });
 }
 
-fn read_request(reader: &mut BufReader<TcpStream>, out: &mut TcpStream, limit: usize) -> Result<Req, ReadErr> {
+fn read_request(reader: &mut BufReader<TcpStream>, out: &mut TcpStream, limit: usize, any_version: bool) -> Result<Req, ReadErr> {
     let mut line = String::new();
     if reader.read_line(&mut line).map_err(|_| ReadErr::Eof)? == 0 {
         return Err(ReadErr::Eof);
     }
     let parts: Vec<&str> = line.trim_end().split(' ').collect();
     let [method, target, version] = parts[..] else { return Err(ReadErr::Bad("malformed request line")) };
-    if !version.starts_with("HTTP/1.") || method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
+    let known = version.starts_with("HTTP/1.") || (any_version && version.starts_with("HTTP/"));
+    if !known || method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
         return Err(ReadErr::Bad("malformed request line"));
     }
     let mut headers = Vec::new();
@@ -186,7 +193,7 @@ fn read_request(reader: &mut BufReader<TcpStream>, out: &mut TcpStream, limit: u
     };
     let path = target.strip_prefix("http://").map(|rest| rest.find('/').map_or("/", |i| &rest[i..])).unwrap_or(target);
     let path = path.split('?').next().unwrap_or("").to_string();
-    Ok(Req { method: method.to_string(), path, close, body })
+    Ok(Req { version: version.to_string(), method: method.to_string(), path, close, body })
 }
 
 fn read_chunked(reader: &mut BufReader<TcpStream>, limit: usize) -> Result<Vec<u8>, ReadErr> {
@@ -210,7 +217,7 @@ fn read_chunked(reader: &mut BufReader<TcpStream>, limit: usize) -> Result<Vec<u
     }
 }
 
-fn write_response(out: &mut TcpStream, state: &State, status: u16, ctype: &str, body: &[u8], close: bool) -> std::io::Result<()> {
+fn write_response(out: &mut TcpStream, state: &State, version: &str, status: u16, ctype: &str, body: &[u8], close: bool) -> std::io::Result<()> {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
@@ -220,7 +227,7 @@ fn write_response(out: &mut TcpStream, state: &State, status: u16, ctype: &str, 
         413 => "Content Too Large",
         _ => "Other",
     };
-    let mut head = format!("HTTP/1.1 {status} {reason}\r\nServer: refserver\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n", body.len());
+    let mut head = format!("{version} {status} {reason}\r\nServer: refserver\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n", body.len());
     if !state.has(Fault::NoDate) {
         head.push_str("Date: Mon, 23 Nov 2026 00:00:00 GMT\r\n");
     }

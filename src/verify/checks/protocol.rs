@@ -19,6 +19,7 @@ pub fn checks() -> Vec<Check> {
         Check { id: "header-case", section: "§4", about: "header names in any letter case", run: header_case },
         Check { id: "head", section: "§4", about: "HEAD is 200 without a body or 405, and the connection stays usable", run: head },
         Check { id: "absolute-form", section: "§4", about: "a request target in absolute form (http://host/path) is routed by its path", run: absolute_form },
+        Check { id: "unknown-version", section: "§4", about: "a request in an unknown HTTP major version (HTTP/9.9) is answered in HTTP/1.x (e.g. 505), never in that version", run: unknown_version },
     ]
 }
 
@@ -193,5 +194,25 @@ fn absolute_form(ctx: &Ctx) -> Verdict {
     if r.status != 200 {
         return Ok(vec![format!("GET {target} answered {}; RFC 9112 §3.2.2 says servers MUST accept the absolute form", r.status)]);
     }
+    Ok(vec![])
+}
+
+/// RFC 9110 §6.2: a server MUST NOT send a version to which it is not
+/// conformant. A stack that copies the request's version into its status
+/// line (Netty under Ktor answered `HTTP/9.9 200 OK`) sends one no client can
+/// read; any HTTP/1.x status line is fine, 505 being the usual one.
+fn unknown_version(ctx: &Ctx) -> Verdict {
+    const FIX: &str = "answer in HTTP/1.1, e.g. 505 HTTP Version Not Supported (RFC 9110 §15.6.6)";
+    let mut conn = ctx.conn_with_timeout(Duration::from_secs(5))?;
+    conn.send(b"GET / HTTP/9.9\r\nHost: x\r\n\r\n").map_err(|e| e.to_string())?;
+    // Not `ctx.read`: its parser refuses a status line that is not HTTP/1.x, the very thing judged here.
+    let line = conn.read_first_line().map_err(|e| format!("GET / HTTP/9.9: no answer within 5 s ({e}); {FIX}"))?;
+    let Some(line) = line else {
+        return Err(format!("GET / HTTP/9.9: the server closed the connection without an answer; {FIX}"));
+    };
+    if !line.starts_with("HTTP/1.") {
+        return Err(format!("GET / HTTP/9.9 was answered with the status line {line:?}, a version the server does not implement (RFC 9110 §6.2); {FIX}"));
+    }
+    ctx.still_serving("a request in HTTP/9.9")?;
     Ok(vec![])
 }

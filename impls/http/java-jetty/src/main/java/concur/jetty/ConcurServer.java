@@ -28,13 +28,23 @@ public final class ConcurServer {
     /** SPEC §1: at least 4096 (the kernel caps it at net.core.somaxconn). */
     static final int ACCEPT_QUEUE_SIZE = 4096;
 
+    /** spec/POLICIES.md §1: the pool's bound, where a waiting request holds a platform thread. */
+    static final int MAX_THREADS = 16_384;
+
+    /** spec/POLICIES.md §1: the most a pool thread's stack needs here (the JVM's default is 1 MiB). */
+    static final long THREAD_STACK_BYTES = 256 * 1024;
+
     private final Server server;
     private final QueuedThreadPool pool;
     private final ServerConnector connector;
+    private final Service service;
 
     public ConcurServer(Config config, Threads threads) {
-        // Jetty's defaults: 8..200 platform threads, idle ones retire after 60 s.
-        pool = new QueuedThreadPool();
+        // spec/POLICIES.md §1: a thread-per-request pool grows on demand to
+        // 16,384 threads of 256 KiB stacks (Jetty's default maximum is 200),
+        // and Jetty's 60 s idle timeout shrinks it again; 8 threads at least, as Jetty keeps.
+        pool = new QueuedThreadPool(MAX_THREADS, 8, 60_000, -1, null, null,
+                task -> new Thread(null, task, "jetty", THREAD_STACK_BYTES));
         pool.setName("jetty");
         if (threads == Threads.VIRTUAL) {
             // The Jetty guide's shape: platform threads select and accept, a
@@ -57,7 +67,7 @@ public final class ConcurServer {
         connector.setAcceptQueueSize(ACCEPT_QUEUE_SIZE);
         server.addConnector(connector);
 
-        Service service = new Service(config);
+        service = new Service(config);
         Handler handler = threads == Threads.VIRTUAL ? new BlockingHandler(service, config) : new AsyncHandler(service, config);
         server.setHandler(handler);
     }
@@ -70,6 +80,11 @@ public final class ConcurServer {
     /** The port actually bound (the OS's choice when the config said 0). */
     public int port() {
         return connector.getLocalPort();
+    }
+
+    /** The most bcrypt hashes that were in progress at once. */
+    public int hashesAtOnceMost() {
+        return service.hashesAtOnceMost();
     }
 
     /** Platform threads the pool holds now (busy or idle). */

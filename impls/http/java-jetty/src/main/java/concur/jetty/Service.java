@@ -13,8 +13,9 @@ import org.eclipse.jetty.http.HttpStatus;
 
 /**
  * What each route does once its request is in hand, written as plain
- * synchronous calls that both handlers share: the two stores, bcrypt, the
- * page file and the JSON values. Where the work blocks (bcrypt, reading the
+ * synchronous calls that both handlers share: the two stores, bcrypt (at
+ * most {@code CONCUR_CORES} hashes at once, {@link HashSlots}), the page file
+ * and the JSON values. Where the work blocks (bcrypt, reading the
  * page) it blocks the calling thread: a {@code QueuedThreadPool} thread for
  * {@link AsyncHandler}, a virtual thread for {@link BlockingHandler}. Waiting
  * (the long poll, the page delay) and reading the body are left to the
@@ -33,9 +34,16 @@ final class Service {
     private final AtomicLong pageRequests = new AtomicLong();
     private final BCrypt.Hasher hasher = BCrypt.with(BCrypt.Version.VERSION_2B);
     private final BCrypt.Verifyer verifyer = BCrypt.verifyer();
+    private final HashSlots hashSlots;
 
     Service(Config config) {
         this.config = config;
+        this.hashSlots = new HashSlots(config.cores());
+    }
+
+    /** The most bcrypt hashes that were in progress at once (at most {@code CONCUR_CORES}). */
+    int hashesAtOnceMost() {
+        return hashSlots.peak();
     }
 
     Reply hello() {
@@ -84,7 +92,8 @@ final class Service {
 
     private Reply setPassword(String user, byte[] body) {
         byte[] password = Json.password(body).getBytes(StandardCharsets.UTF_8);
-        passwords.put(user, new String(hasher.hash(config.bcryptCost(), password), StandardCharsets.US_ASCII));
+        byte[] hash = hashSlots.run(() -> hasher.hash(config.bcryptCost(), password));
+        passwords.put(user, new String(hash, StandardCharsets.US_ASCII));
         return ok();
     }
 
@@ -93,10 +102,10 @@ final class Service {
         String stored = passwords.get(user);
         if (stored == null) {
             // Hash once anyway, so an unknown user takes as long as a wrong password (thesis, Listing 24).
-            hasher.hash(config.bcryptCost(), password);
+            hashSlots.run(() -> hasher.hash(config.bcryptCost(), password));
             throw new HttpException.RuntimeException(HttpStatus.NOT_FOUND_404, "no password set for " + user);
         }
-        if (!verifyer.verify(password, stored.getBytes(StandardCharsets.US_ASCII)).verified) {
+        if (!hashSlots.run(() -> verifyer.verify(password, stored.getBytes(StandardCharsets.US_ASCII))).verified) {
             throw new HttpException.RuntimeException(HttpStatus.FORBIDDEN_403, "wrong password for " + user);
         }
         return ok();

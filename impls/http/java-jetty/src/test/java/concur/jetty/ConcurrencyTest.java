@@ -3,6 +3,10 @@ package concur.jetty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +36,7 @@ class ConcurrencyTest {
     }
 
     @Test
-    void three_hundred_long_polls_wait_together_on_fewer_pool_threads_than_the_200_maximum() throws Exception {
+    void three_hundred_long_polls_wait_together_on_fewer_than_100_pool_threads() throws Exception {
         int clients = 300;
         try (ExecutorService clientThreads = Executors.newVirtualThreadPerTaskExecutor()) {
             long start = System.nanoTime();
@@ -50,10 +54,35 @@ class ConcurrencyTest {
                 poll.get();
             }
             long ms = (System.nanoTime() - start) / 1_000_000;
-            // 300 waits of 300 ms one after another on 200 threads would take 600 ms at least.
+            // Waits in a row (a lock held while waiting) would take 90 s.
             assertTrue(ms < TestServer.LONG_POLL.toMillis() + 3_000, clients + " long polls took " + ms + " ms");
         }
         assertTrue(server.server.poolThreads() < 100, "pool grew to " + server.server.poolThreads() + " threads");
+    }
+
+    @Test
+    void at_most_cores_bcrypt_hashes_run_at_once() throws Exception {
+        // Jetty's pool let up to ~198 hashes time-slice the cores (spec/POLICIES.md §2).
+        int cores = 2;
+        Config config = new Config(0, cores, 8, TestServer.PAGE_FILE, TestServer.PAGE_DELAY_EVERY, TestServer.PAGE_DELAY, TestServer.LONG_POLL);
+        ConcurServer two = new ConcurServer(config, TestServer.threads()).start();
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        try (ExecutorService clientThreads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Integer>> sets = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                HttpRequest set = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + two.port() + "/password/set/slots_" + i))
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"password\":\"p" + i + "\"}"))
+                        .build();
+                sets.add(clientThreads.submit(() -> client.send(set, HttpResponse.BodyHandlers.ofString()).statusCode()));
+            }
+            for (Future<Integer> set : sets) {
+                assertEquals(200, set.get());
+            }
+        } finally {
+            two.stop();
+        }
+        assertTrue(two.hashesAtOnceMost() <= cores, two.hashesAtOnceMost() + " hashes ran at once on " + cores + " cores");
+        assertTrue(two.hashesAtOnceMost() >= 1);
     }
 
     @Test

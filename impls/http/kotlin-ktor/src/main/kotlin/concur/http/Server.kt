@@ -31,6 +31,7 @@ private fun NettyApplicationEngine.Configuration.tune(config: Config) {
     callGroupSize = config.cores
     configureBootstrap = { option(ChannelOption.SO_BACKLOG, LISTEN_BACKLOG) }
     channelPipelineConfig = {
+        addBefore("http1", "unknown-version", UnknownVersion)
         addBefore("http1", "origin-form", OriginForm)
         addBefore("http1", "broken-body", BrokenBody)
     }

@@ -49,6 +49,17 @@ class ProtocolTest {
     }
 
     @Test
+    fun `a request in HTTP 9_9 is answered 505 in HTTP 1_1, not in HTTP 9_9`() {
+        server.connect().use { conn ->
+            conn.send("GET / HTTP/9.9\r\nHost: x\r\n\r\n".toByteArray())
+            // It was "HTTP/9.9 200 OK": Ktor's Netty engine answers in the request's version.
+            val answer = conn.untilClosed()
+            assertEquals("HTTP/1.1 505 HTTP Version Not Supported", answer.substringBefore("\r\n"), answer)
+        }
+        assertEquals(200, server.call("GET", "/").status)
+    }
+
+    @Test
     fun `Connection close and HTTP 1_0 end the connection`() {
         server.connect().use { conn ->
             conn.send(request("GET", "/", headers = listOf("Connection" to "close")))

@@ -72,6 +72,9 @@ class Conn(port: Int) : Closeable {
         return Response(status, headers, body)
     }
 
+    /** Every byte until the server closes the connection (a socket timeout throws), as sent. */
+    fun untilClosed(): String = input.readAllBytes().toString(Charsets.ISO_8859_1)
+
     /** True when the server closed the connection (EOF) within the socket timeout. */
     fun closedByServer(timeoutMs: Int = 2000): Boolean {
         socket.soTimeout = timeoutMs

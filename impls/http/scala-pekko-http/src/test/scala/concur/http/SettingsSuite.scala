@@ -28,12 +28,16 @@ class SettingsSuite extends munit.FunSuite {
     intercept[SettingsError](Settings.fromEnv(Map("PORT" -> "1", "CONCUR_CORES" -> "two")))
   }
 
-  test("concur.cores sizes every pool of application.conf") {
+  test("concur.cores sizes the bcrypt dispatcher; Pekko's dispatchers keep their shipped sizes") {
     val config = Server.config(3)
-    assertEquals(config.getInt("pekko.actor.default-dispatcher.fork-join-executor.parallelism-max"), 3)
-    assertEquals(config.getInt("pekko.actor.default-dispatcher.fork-join-executor.parallelism-min"), 3)
     assertEquals(config.getInt("concur.bcrypt-dispatcher.thread-pool-executor.fixed-pool-size"), 3)
+    assertEquals(config.getInt("pekko.actor.default-dispatcher.fork-join-executor.parallelism-min"), 8)
+    assertEquals(config.getInt("pekko.actor.default-dispatcher.fork-join-executor.parallelism-max"), 64)
     assertEquals(config.getInt("pekko.http.server.backlog"), 4096)
     assertEquals(config.getBytes("pekko.http.server.parsing.max-content-length").longValue, 1L << 20)
+  }
+
+  test("no connection limit below 65,536 (Pekko's default max-connections of 1024 kept long-poll clients waiting)") {
+    assertEquals(Server.config(2).getInt("pekko.http.server.max-connections"), 65536)
   }
 }
