@@ -111,6 +111,44 @@ fn serve_stops_the_whole_process_tree_on_ctrl_c() {
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the server still listens");
 }
 
+/// Regression: the signal handler printed with `eprintln!`, which panics when
+/// standard error is a pipe nobody reads; the panic ended the handler's
+/// thread before it exited, and `concur serve` and `concur db` then ignored
+/// every signal (seen with a script that had stopped reading their output).
+#[test]
+fn serve_stops_on_ctrl_c_after_its_stderr_reader_is_gone() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = fake_root("fake", FAKE);
+    let port = concur::server::free_port().unwrap();
+    let mut child = concur()
+        .args(["serve", "fake", "--port", &port.to_string(), "--root"])
+        .arg(root.path())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    assert!(lines.by_ref().map_while(Result::ok).any(|l| l.contains("serving on")));
+    drop(lines);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let deadline = Instant::now() + Duration::from_secs(8);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("concur serve ignored SIGINT once nobody read its standard error");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the server still listens");
+}
+
 #[test]
 fn verify_url_exits_non_zero_and_names_the_failing_check() {
     let page = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/static/hello.html")).unwrap();

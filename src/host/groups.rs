@@ -41,7 +41,7 @@ pub fn spawn_registered(cmd: &mut Command) -> Result<Child> {
 pub fn install_interrupt_handler() {
     interrupt::on_signal(|_| {
         let stopped = stop_registered(Duration::from_secs(2));
-        eprintln!("\nconcur: interrupted; stopped {stopped} server, build or database process group(s)");
+        interrupt::say(&format!("\nconcur: interrupted; stopped {stopped} server, build or database process group(s)"));
         std::process::exit(130);
     });
 }

@@ -3,6 +3,12 @@
 //! install its own: it says what a signal means to it ([`on_signal`]), and
 //! this module counts the signals, so that any stage can ask [`stopping`]
 //! and a command can treat a second signal as "stop at once".
+//!
+//! Actions print with [`say`], never `eprintln!`: the handler runs on one
+//! thread for the life of the process, and `eprintln!` panics when standard
+//! error is a pipe nobody reads any more (a closed terminal, a script that
+//! stopped reading), which would end that thread and leave every later
+//! signal ignored.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Once};
@@ -23,10 +29,18 @@ pub fn on_signal(action: impl Fn(u32) + Send + Sync + 'static) {
             // Cloned out of the lock: an action may run for seconds, or exit.
             let action = ACTION.lock().unwrap_or_else(|e| e.into_inner()).clone();
             if let Some(action) = action {
-                action(count);
+                // A panicking action must not take the handler thread with it.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| action(count)));
             }
         });
     });
+}
+
+/// Writes `line` to standard error, newline-terminated, ignoring a failed
+/// write: what an action says must never stop it from doing what it is for.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Whether a signal has been received: work in progress should wind down.

@@ -17,10 +17,10 @@ pub fn install() {
         // A build leads a process group of its own, which a terminal's Ctrl-C does not reach.
         crate::server::stop_registered(Duration::from_secs(2));
         if count > 1 {
-            eprintln!("\nconcur: interrupted again; exiting now");
+            interrupt::say("\nconcur: interrupted again; exiting now");
             std::process::exit(130);
         }
-        eprintln!("\nconcur: interrupted; stopped the running benchmark, keeping every stored result (Ctrl-C again to exit at once)");
+        interrupt::say("\nconcur: interrupted; stopped the running benchmark, keeping every stored result (Ctrl-C again to exit at once)");
     });
 }
 

@@ -40,7 +40,7 @@ pub fn install() {
             Some(control) => control.stop(),
             None => force_exit(),
         }
-        eprintln!("\nconcur: interrupted; stopping the server and keeping every finished point (Ctrl-C again to stop at once)");
+        interrupt::say("\nconcur: interrupted; stopping the server and keeping every finished point (Ctrl-C again to stop at once)");
         std::thread::spawn(|| {
             std::thread::sleep(GRACE);
             force_exit();
@@ -85,7 +85,7 @@ fn force_exit() -> ! {
     {
         let _ = store.set_run_status(*id, RunStatus::Interrupted, Some(&crate::host::env::now_rfc3339()));
     }
-    eprintln!("\nconcur: interrupted; stopped {stopped} child process group(s); the run is marked interrupted (`concur run --resume` continues it)");
+    interrupt::say(&format!("\nconcur: interrupted; stopped {stopped} child process group(s); the run is marked interrupted (`concur run --resume` continues it)"));
     std::process::exit(130);
 }
 
