@@ -15,6 +15,7 @@ class DatabaseClusterTest < ActiveSupport::TestCase
     # pool) would count as the server's in pg_stat_activity.
     ActiveRecord::Base.connection_handler.clear_all_connections!
     @pg = TestDatabase.connect
+    @since = @pg.exec("SELECT now()").getvalue(0, 0) # the database's clock when the server starts
     launch_puma({ "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "2", "CONCUR_THREADS" => "64",
                   "CONCUR_DB_URL" => TestDatabase.url, "CONCUR_DB_POOL" => POOL.to_s, "CONCUR_DB_SLOW_MS" => "50" })
   end
@@ -76,8 +77,10 @@ class DatabaseClusterTest < ActiveSupport::TestCase
     Net::HTTP.start("127.0.0.1", @port) { |http| http.get(path) }
   end
 
-  # The server's connections: the user's, but for this test's own.
+  # The server's connections: the user's opened since the server started
+  # (not one of another server that a backend outlived), but for this test's own.
   def server_connections
-    Integer(@pg.exec("SELECT count(*) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid()").getvalue(0, 0))
+    sql = "SELECT count(*) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid() AND backend_start >= $1"
+    Integer(@pg.exec_params(sql, [@since]).getvalue(0, 0))
   end
 end
