@@ -7,7 +7,7 @@
 //! A search follows on the warm server of its closed-loop point, and a
 //! resumed one whose point is taken starts a server of its own.
 
-use crate::tools;
+use crate::{support, tools};
 
 use concur::store::Store;
 use concur::store::capacity::SearchRecord;
@@ -25,13 +25,6 @@ const SERVER_PY: &str = include_str!("support/fake_server.py");
 /// CPU for Python, so that the machine's other tests rarely starve it.
 const K: f64 = 200.0;
 const PRECISION: f64 = 0.05;
-
-/// One search at a time: two Python servers pinned to CPU 0 would share it.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 struct Fake {
     root: tempfile::TempDir,
@@ -114,7 +107,7 @@ fn a_server_of_known_capacity_is_found_within_the_precision() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = one_at_a_time();
+    let _one = support::one_search_at_a_time();
     let fake = Fake::new(&format!("--capacity {K}"), QUEUEING);
     let out = fake.run(&["-c", "4"]).output().unwrap();
     ok(&out);
@@ -146,7 +139,7 @@ fn a_stalling_server_shows_its_stall_in_every_step() {
     // Enough connections that the stall holds every request sent during it (no
     // send owed at the end, so the rate counts as reached), and an open-loop
     // point, so that the search starts at the profile's rate (25, 50, 100 req/s).
-    let _one = one_at_a_time();
+    let _one = support::one_search_at_a_time();
     let fake = Fake::new("--stall-every", "slo = \"max<=5s\"\nconnections = 64\nstart = 25\nstep = \"2500ms\"\nstep_warmup = \"0s\"\nmax_steps = 3\n");
     let out = fake.run(&["-R", "20"]).output().unwrap();
     ok(&out);
@@ -162,7 +155,7 @@ fn ctrl_c_keeps_the_measured_steps_and_resume_continues_the_search() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = one_at_a_time();
+    let _one = support::one_search_at_a_time();
     let fake = Fake::new(&format!("--capacity {K}"), QUEUEING);
     let log = std::fs::File::create(fake.log()).unwrap();
     let mut child: Child = fake.run(&["-c", "4"]).stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
