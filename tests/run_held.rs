@@ -108,6 +108,12 @@ fn a_server_holding_k_waiting_clients_is_found_within_the_precision() {
     assert_eq!((s.wait_ms, s.spec_wait_ms, s.bound_ms), (1000, 5000, 500));
     let first = &s.steps[0];
     assert!(first.kib_per_client().is_some_and(|k| k > 0.0) && first.rss_rest_bytes > 0, "{first:?}");
+    let out_dir = fake.root.path().join("report");
+    let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--root"]).arg(fake.root.path()).arg("-o").arg(&out_dir).output().unwrap();
+    ok(&out);
+    let md = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
+    assert!(md.contains("## Clients held") && md.contains(&format!("| fake | {} |", s.clients.unwrap())), "{md}");
+    assert!(md.contains("1,000 ms instead of the spec's 5,000 ms"), "the shortened wait is said: {md}");
 }
 
 #[test]
