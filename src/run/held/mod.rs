@@ -132,6 +132,29 @@ impl HeldSpec {
     pub fn expected_s(&self) -> f64 {
         self.budget_s
     }
+
+    /// A search of `x` at 1 core, for the tests.
+    #[cfg(test)]
+    pub(crate) fn example(wait_ms: u64) -> HeldSpec {
+        HeldSpec {
+            key: "x/longpoll/cores=1/held".into(),
+            implementation: "x".into(),
+            scenario: "longpoll".into(),
+            cores: 1,
+            server_cpus: vec![0],
+            generator_cpus: vec![1],
+            shared: false,
+            wait_ms,
+            bound_ms: 1000,
+            precision: 0.1,
+            spawn_rate: 5000.0,
+            start: 1000,
+            max_clients: 100_000,
+            max_steps: 12,
+            budget_s: 20.0,
+            env: BTreeMap::from([("CONCUR_LONGPOLL_MS".to_string(), wait_ms.to_string())]),
+        }
+    }
 }
 
 /// The run's searches: none without a `[held]` table.
@@ -190,30 +213,9 @@ pub fn searches(
 mod tests {
     use super::*;
 
-    fn spec(wait_ms: u64) -> HeldSpec {
-        HeldSpec {
-            key: "x/longpoll/cores=1/held".into(),
-            implementation: "x".into(),
-            scenario: "longpoll".into(),
-            cores: 1,
-            server_cpus: vec![0],
-            generator_cpus: vec![1],
-            shared: false,
-            wait_ms,
-            bound_ms: 1000,
-            precision: 0.1,
-            spawn_rate: 5000.0,
-            start: 1000,
-            max_clients: 100_000,
-            max_steps: 12,
-            budget_s: 20.0,
-            env: BTreeMap::new(),
-        }
-    }
-
     #[test]
     fn a_step_starts_its_clients_within_half_the_wait() {
-        let s = spec(2000);
+        let s = HeldSpec::example(2000);
         assert_eq!(s.spawn_rate_for(1000), 5000.0, "the least rate: 0.2 s for 1,000");
         assert_eq!(s.spawn_rate_for(32_000), 32_000.0, "raised: 32,000 within 1 s of a 2 s wait");
         assert!((s.step_s(1000) - 3.2).abs() < 1e-9 && (s.step_s(32_000) - 4.0).abs() < 1e-9);

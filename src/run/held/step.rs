@@ -165,14 +165,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     fn spec() -> HeldSpec {
-        let mut s: HeldSpec = serde_json::from_value(serde_json::json!({
-            "key": "x/longpoll/cores=1/held", "implementation": "x", "scenario": "longpoll", "cores": 1, "server_cpus": [0],
-            "generator_cpus": [1], "shared": false, "wait_ms": 2000, "bound_ms": 1000, "precision": 0.1, "spawn_rate": 5000.0,
-            "start": 1000, "max_clients": 100000, "max_steps": 12, "budget_s": 20.0, "env": {}
-        }))
-        .unwrap();
-        s.env.insert("CONCUR_LONGPOLL_MS".into(), "2000".into());
-        s
+        HeldSpec::example(2000)
     }
 
     fn step(clients: u64, successes: u64, errors: &[(&str, u64)], peak: u64) -> HeldStepRecord {
