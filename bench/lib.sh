@@ -45,12 +45,13 @@ stop_nginx() {
 }
 
 # start_impl TREE IMPL PORT [CPU]: `concur serve IMPL` of the repository at
-# TREE on 127.0.0.1:PORT with CONCUR_CORES=1, pinned to CPU when one is given
+# TREE on 127.0.0.1:PORT with CONCUR_CORES=$CORES (1 when unset), pinned to
+# CPU (a list for several cores) when one is given
 # (it builds first, so the wait is long); SERVE_PID is how stop_impl stops it.
 start_impl() {
     local pin=()
     [[ -n ${4:-} ]] && pin=(taskset -c "$4")
-    "${pin[@]}" "$CONCUR" serve "$2" --root "$1" --port "$3" --cores 1 >"$WORK/serve.out" 2>&1 &
+    "${pin[@]}" "$CONCUR" serve "$2" --root "$1" --port "$3" --cores "${CORES:-1}" >"$WORK/serve.out" 2>&1 &
     SERVE_PID=$!
     wait_up "http://127.0.0.1:$3/" 1800 "$2 (in $1)" "$WORK/serve.out"
 }
@@ -63,3 +64,43 @@ stop_impl() {
         SERVE_PID=
     fi
 }
+
+# checkout_before REV: the repository at REV in a temporary git worktree,
+# BEFORE; on exit the server of start_impl stops and the worktree and WORK go.
+checkout_before() {
+    BEFORE="$WORK/before"
+    git -C "$ROOT" worktree add --detach --quiet "$BEFORE" "$1"
+    SERVE_PID=
+    trap 'stop_impl; git -C "$ROOT" worktree remove --force "$BEFORE" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+    # A signal ends the script (a trap that only cleaned up would let it go on); the exit cleans up.
+    trap 'exit 130' INT TERM
+}
+
+# alternate IMPL TAG CPU MEASURE...: REPEATS rounds of IMPL at BEFORE, then
+# at ROOT, each on a fresh server on PORT (pinned to CPU unless it is empty);
+# MEASURE's line goes to WORK/before.txt or WORK/after.txt (emptied first)
+# and, after TAG, to stderr.
+alternate() {
+    local impl=$1 tag=$2 cpu=$3 i side tree
+    shift 3
+    : >"$WORK/before.txt"
+    : >"$WORK/after.txt"
+    for i in $(seq "$REPEATS"); do
+        for side in before after; do
+            tree=$ROOT
+            [[ $side == before ]] && tree=$BEFORE
+            start_impl "$tree" "$impl" "$PORT" "$cpu"
+            "$@" | tee -a "$WORK/$side.txt" | sed "s/^/$tag $side $i: /" >&2
+            stop_impl
+        done
+    done
+}
+
+# server_pid PORT: the process listening on 127.0.0.1:PORT (the server itself,
+# not the `concur serve` in front of it).
+server_pid() {
+    ss -ltnpH "sport = :$1" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2
+}
+
+# median: the median of the numbers on standard input, one a line.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

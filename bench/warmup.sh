@@ -76,7 +76,6 @@ sweep() {
     sqlite3 "$DB" "SELECT max(id) FROM runs" >"$WORK/$label.id"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # points RUN IMPL SCENARIO: "repeat req/s p99_us first_second_ratio warmup_s" per measured point.
 points() {

@@ -24,6 +24,8 @@ want=(
   ruby ruby-bundler puma ruby-sinatra ruby-rack ruby-rails ruby-bcrypt ruby-rack-test rake
   # Python implementations: each builds its own virtual environment from PyPI
   python3-venv
+  # The database routes (SPEC §8): PostgreSQL 15, its contrib modules (pg_stat_statements) included
+  postgresql-15
   # Benchmarks against reference tools
   wrk apache2-utils nginx-light
   # The multi-host Locust test: network namespaces (ip), NAT into the server's loopback (nft)

@@ -1,15 +1,20 @@
 //! The Concur library: one module per stage of the pipeline.
 //! `impls` reads the manifests, `server` builds and starts an implementation,
-//! `verify` proves it follows `spec/SPEC.md`, `load` drives it, `stats`
-//! summarises latencies, `locust` drives Locust as a second generator, `run` sweeps implementations × scenarios × cores
-//! into the results database (`store`), `micro` runs the process
-//! micro-benchmarks, and `report` turns that into results/report/.
+//! `db` starts the PostgreSQL cluster its database routes use, `verify`
+//! proves it follows `spec/SPEC.md`, `load` drives it, `stats` summarises
+//! latencies, `locust` drives Locust as a second generator, `run` sweeps
+//! implementations × scenarios × cores into the results database (`store`),
+//! `calibrate` measures the machine's noise floor through `run`, `micro`
+//! runs the process micro-benchmarks, and `report` turns that into
+//! results/report/.
 //!
 //! Dependencies point one way: `cli` (the only module that knows clap) turns
 //! flags into plain values and calls the stages; the stages share the
 //! machine-facing machinery of `host`, which calls none of them.
 
+pub mod calibrate;
 pub mod cli;
+pub mod db;
 pub mod host;
 pub mod impls;
 pub mod load;

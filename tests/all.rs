@@ -3,6 +3,10 @@
 //! five minutes of compiling; one crate links the library once. The files
 //! stay one per subject; the helpers they share are declared here.
 
+#[path = "support/database.rs"]
+mod database;
+#[path = "support/fake_repo.rs"]
+mod fake_repo;
 #[path = "load_support/mod.rs"]
 mod load_support;
 #[path = "support/results.rs"]
@@ -14,10 +18,14 @@ mod tools;
 
 #[path = "build_cmd.rs"]
 mod build_cmd;
+#[path = "db_cluster.rs"]
+mod db_cluster;
 #[path = "cli.rs"]
 mod cli;
 #[path = "compare_cli.rs"]
 mod compare_cli;
+#[path = "compare_fake.rs"]
+mod compare_fake;
 #[path = "completions.rs"]
 mod completions;
 #[path = "load_cli.rs"]
@@ -38,6 +46,8 @@ mod load_warmup;
 mod micro_fake;
 #[path = "micro_go.rs"]
 mod micro_go;
+#[path = "placement.rs"]
+mod placement;
 #[path = "report_chromium.rs"]
 mod report_chromium;
 #[path = "report_export.rs"]
@@ -54,5 +64,7 @@ mod run_locust;
 mod run_sweep;
 #[path = "verify_catches_faults.rs"]
 mod verify_catches_faults;
+#[path = "verify_database.rs"]
+mod verify_database;
 #[path = "verify_known_failures.rs"]
 mod verify_known_failures;

@@ -1,7 +1,8 @@
 //! `concur compare` on two fixed runs (tests/support/results.rs): the real
 //! binary finds the 30% throughput regression planted in alpha's hello,
-//! does not flag beta's reshuffled repeats, writes JSON of schema version 1,
-//! and refuses bad run ids with a sentence that says what to do.
+//! does not flag beta's reshuffled repeats, writes JSON of schema version 2,
+//! and refuses bad run ids, a run against itself and runs that share no
+//! point with a sentence that says what to pass instead.
 
 use crate::results;
 
@@ -13,6 +14,8 @@ fn two_runs() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("concur.db");
     assert_eq!((results::write_db(&db), results::write_second_run(&db)), (1, 2));
+    // A quiet machine's calibration: a run of its own, never a default.
+    assert_eq!(results::write_calibration(&db, 0.03), 3);
     (dir, db)
 }
 
@@ -49,20 +52,23 @@ fn the_markdown_finds_the_regression_and_leaves_noise_alone() {
         assert_eq!(verdicts(&md, &format!("| beta † | {cores} | c=50 | ")), ("within noise".into(), "within noise".into()));
     }
     assert!(md.contains("- toolchain of alpha: alpha 1.0 (A), alpha 1.1 (B)"), "{md}");
-    assert!(md.contains("Summary: req/s 0 faster, 2 slower, 6 within noise; p99 0 faster, 0 slower, 8 within noise."), "{md}");
+    assert!(md.contains("Summary: req/s 0 faster, 2 slower, 6 within noise, 0 cannot tell; p99 0 faster, 0 slower, 8 within noise, 0 cannot tell."), "{md}");
+    assert!(md.contains("calibrated by run 3 at 2025-03-01T09:00:00Z (36 measurements)") && md.contains("Student's t"), "{md}");
+    assert!(!md.contains("no calibration"), "{md}");
     assert!(md.contains("- A: beta/page/cores=2/c=100 r3: the server exited during the measurement"), "{md}");
     assert!(md.contains("Only in B: 1 point(s): alpha/json/cores=1/c=50."), "{md}");
     assert!(md.contains("†: measured with known deviations"), "{md}");
 }
 
 #[test]
-fn the_json_has_schema_version_1_and_the_same_verdicts() {
+fn the_json_has_schema_version_2_and_the_same_verdicts() {
     let (dir, db) = two_runs();
     let file = dir.path().join("cmp.json");
     let printed = stdout(&compare(&db, &["1", "2", "--format", "json", "--output", file.to_str().unwrap()]));
     assert!(printed.contains("run 2 compared with run 1"), "{printed}");
     let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["schema_version"], 2);
+    assert_eq!((json["floor"]["source"]["kind"].as_str(), json["floor"]["throughput"].as_f64()), (Some("calibrated"), Some(0.03)), "{}", json["floor"]);
     assert_eq!((json["a"]["id"].as_i64(), json["b"]["id"].as_i64(), json["a"]["by_default"].as_bool()), (Some(1), Some(2), Some(false)));
     let points = json["points"].as_array().unwrap();
     assert_eq!(points.len(), 8);
@@ -98,6 +104,31 @@ fn bad_run_ids_are_refused_with_the_fix() {
     let err = stderr_of_failure(compare(&db, &["1", &empty.to_string()]));
     assert!(err.contains(&format!("run {empty} of")) && err.contains("holds no points (status interrupted") && err.contains("`concur report --list`"), "{err}");
     assert!(stdout(&compare(&db, &[])).starts_with("# Concur compare: run 1 (A) → run 2 (B)"), "a run without points is not a default");
+}
+
+#[test]
+fn runs_that_share_no_point_are_refused_in_one_line_naming_a_run_that_does() {
+    let (_dir, db) = two_runs();
+    let store = concur::store::Store::open(&db).unwrap();
+    let mut other = store.load_run(2).unwrap();
+    let id = store.insert_run(&other.run).unwrap();
+    for p in other.points.iter_mut().filter(|p| p.implementation == "alpha" && p.scenario == "json") {
+        store.insert_point(id, p).unwrap();
+    }
+    let err = stderr_of_failure(compare(&db, &["1", &id.to_string()]));
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("runs 1 and {id} share no point")) && err.contains(&format!("`concur compare 2 {id}`")), "{err}");
+}
+
+#[test]
+fn without_a_calibration_the_default_floor_is_used_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    results::write_db(&db);
+    results::write_second_run(&db);
+    let md = stdout(&compare(&db, &[]));
+    assert!(md.contains("## Before reading the verdicts\n\n- This machine has no calibration") && md.contains("`concur calibrate`"), "{md}");
+    assert_eq!(verdicts(&md, "| alpha | 1 | c=50 | ").0, "within noise", "30% is within the default floor across runs: {md}");
 }
 
 #[test]

@@ -32,6 +32,8 @@ fn the_report_of_a_fixed_database_matches_its_snapshots() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("concur.db");
     results::write_db(&db);
+    // A quiet machine's calibration, so the ranks below are the repeats' as much as the floor's.
+    results::write_calibration(&db, 0.01);
     let out = dir.path().join("report");
     let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).arg("-o").arg(&out).status().unwrap();
     assert!(status.success());
@@ -52,8 +54,11 @@ fn the_report_says_what_a_reader_must_not_miss() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("concur.db");
     let id = results::write_db(&db);
-    let data = concur::store::Store::open_existing(&db).unwrap().load_run(id).unwrap();
-    let md = concur::report::render(data).markdown;
+    results::write_calibration(&db, 0.01);
+    let store = concur::store::Store::open_existing(&db).unwrap();
+    let data = store.load_run(id).unwrap();
+    let floor = store.floor_for(&data.run.environment).unwrap();
+    let md = concur::report::render_with(data, vec![], floor).markdown;
     let (glance, warnings, results) = (md.find("## At a glance"), md.find("**Warnings ("), md.find("## Results by scenario"));
     assert!(glance.is_some() && glance < warnings && warnings < results, "the ranking comes first, then the warnings, then the results");
     for needle in [
@@ -64,22 +69,42 @@ fn the_report_says_what_a_reader_must_not_miss() {
         "| alpha | 10,200 ±1% ≈ | 20,200 ±<1% |",
         "| beta † | 10,300 ±1% | 10,300 ±1% ⚠3 |",
         "| 50% | 66% | 75% | 80% | 90% | 95% | 98% | 99% | 100% |",
+        "this machine's noise floor (req/s ±2.1% per measurement (a run's drift ±1.0%), p99 ±4.2% per measurement (a run's drift ±2.1%), calibrated by run 2 at 2025-03-01T09:00:00Z (36 measurements))",
         "latency in ms (avg/stdev/max)",
         "| alpha | Go | Yes | Yes | No | Yes | Yes |",
         "beta was measured with known deviations: pipelining: beta 1.0 closes the connection when a pipelined request arrives before the previous response is sent (beta/runtime#123)",
         "| verified, measured; known deviations: pipelining: beta 1.0 closes",
         "| implementation | 1 core | 2 cores |",
-        "- hello (c=50) at 1 core: beta † and alpha are tied for first at 10,200–10,300 req/s;",
-        "- hello (c=50) at 2 cores: alpha leads at 20,200 req/s [20,100–20,300], 2.0× the next (beta †);",
-        "| alpha | green-threads | =1 | 10,200 [10,100–10,300] | 3.96 | 1 | 20,200 [20,100–20,300] | 1.98 |",
+        "- hello (c=50) at 1 core: beta † and alpha are tied within the noise at 10,200–10,300 req/s: the intervals order none of them;",
+        "- hello (c=50) at 2 cores: alpha leads at 20,200 req/s [19,859–20,547], 2.0× the next (beta †), at least 1.9× given the intervals;",
+        "| alpha | green-threads | =1 | 10,200 [9,927–10,479] | 3.96 | 1 | 20,200 [19,859–20,547] | 1.98 |",
         "**generator saturated in 3 points: beta 3**",
         "**2 implementations not measured: delta (unavailable), gamma (failed)**",
         "[How it works: impls/http/beta/README.md](../../impls/http/beta/README.md)",
-        "| hello (c=50) | 2 cores | 2 of 2 | 10,300 [10,175–10,425] ⚠3 | 3.25 | 5.94 | 44.0 | 60% |",
+        "| hello (c=50) | 2 cores | 2 of 2 | 10,300 [9,971–10,638] ⚠3 | 3.25 | 5.94 | 44.0 | 60% |",
         "†: measured with known deviations from the contract",
     ] {
         assert!(md.contains(needle), "summary.md lacks {needle:?}:\n{md}");
     }
+}
+
+#[test]
+fn one_repeat_on_an_uncalibrated_machine_orders_only_what_the_default_floor_allows() {
+    // The quick run: one repeat each, the leaders 1.1× apart, the last far below.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("concur.db");
+    let id = results::write_db(&db);
+    let store = concur::store::Store::open(&db).unwrap();
+    let mut data = store.load_run(id).unwrap();
+    data.points.retain(|p| p.repeat == 1 && p.scenario == "hello" && p.cores == 1);
+    let mut slow = data.points[0].clone();
+    (slow.implementation, slow.successes) = ("gamma".into(), slow.successes / 20);
+    data.points.push(slow);
+    let md = concur::report::render(data).markdown;
+    assert!(md.contains("the default floor (this machine has no calibration: `concur calibrate` measures it)"), "{md}");
+    let sentence = md.lines().find(|l| l.starts_with("- hello (c=50) at 1 core:")).unwrap();
+    assert!(sentence.contains("lead, tied within the noise") && sentence.contains("gamma is last") && sentence.contains("at least"), "{sentence}");
+    assert!(md.contains("]¹") || md.contains("]²"), "one repeat: its seconds and the floor, or the floor alone, marked: {md}");
 }
 
 #[test]

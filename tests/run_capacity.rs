@@ -7,7 +7,7 @@
 //! A search follows on the warm server of its closed-loop point, and a
 //! resumed one whose point is taken starts a server of its own.
 
-use crate::{support, tools};
+use crate::tools;
 
 use concur::store::Store;
 use concur::store::capacity::SearchRecord;
@@ -15,16 +15,20 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
-/// The fake server (`server.py PORT (--capacity K | --stall-every) MARKER`):
-/// with `--capacity K` it answers one request per 1/K s and queues the rest
-/// (a FIFO server of service rate K), with `--stall-every` it holds every
-/// response due in the first 500 ms of each 2 s.
-const SERVER_PY: &str = include_str!("support/fake_server.py");
+// The fake server (`server.py PORT (--capacity K | --stall-every) MARKER`,
+// tests/support/fake_repo.rs): with `--capacity K` it answers one request
+// per 1/K s and queues the rest (a FIFO server of service rate K), with
+// `--stall-every` it holds every response due in the first 500 ms of each 2 s.
 
 /// The known capacity of the queueing server, requests per second: little
 /// CPU for Python, so that the machine's other tests rarely starve it.
 const K: f64 = 200.0;
 const PRECISION: f64 = 0.05;
+
+/// One search at a time, and none beside another test's measurement (`fake_repo::measuring`).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    crate::fake_repo::measuring()
+}
 
 struct Fake {
     root: tempfile::TempDir,
@@ -34,19 +38,9 @@ impl Fake {
     /// A repository with the fake implementation started as `server.py {port} <args> MARKER`, and profile `cap` holding `capacity`.
     fn new(args: &str, capacity: &str) -> Fake {
         let root = tempfile::tempdir().unwrap();
-        let marker = format!("concur-test-{}", root.path().file_name().unwrap().to_string_lossy());
-        let dir = root.path().join("impls/http/fake");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
-        std::fs::create_dir_all(root.path().join("spec/profiles")).unwrap();
-        std::fs::write(dir.join("server.py"), SERVER_PY).unwrap();
-        let manifest = format!(
-            "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
-             [requires]\ncommands = [\"python3\"]\n[start]\ncommand = \"python3 server.py {{port}} {args} {marker}\"\n"
-        );
-        std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+        crate::fake_repo::write_fake(root.path(), args);
         let profile = format!("description = \"capacity test\"\ncores = [1]\n[load]\nwarmup = \"0s\"\nduration = \"500ms\"\n[capacity]\n{capacity}");
-        std::fs::write(root.path().join("spec/profiles/cap.toml"), profile).unwrap();
+        crate::fake_repo::write_profile(root.path(), "cap", &profile);
         Fake { root }
     }
 
@@ -107,7 +101,7 @@ fn a_server_of_known_capacity_is_found_within_the_precision() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = support::one_search_at_a_time();
+    let _one = one_at_a_time();
     let fake = Fake::new(&format!("--capacity {K}"), QUEUEING);
     let out = fake.run(&["-c", "4"]).output().unwrap();
     ok(&out);
@@ -139,14 +133,16 @@ fn a_stalling_server_shows_its_stall_in_every_step() {
     // Enough connections that the stall holds every request sent during it (no
     // send owed at the end, so the rate counts as reached), and an open-loop
     // point, so that the search starts at the profile's rate (25, 50, 100 req/s).
-    let _one = support::one_search_at_a_time();
+    let _one = one_at_a_time();
     let fake = Fake::new("--stall-every", "slo = \"max<=5s\"\nconnections = 64\nstart = 25\nstep = \"2500ms\"\nstep_warmup = \"0s\"\nmax_steps = 3\n");
     let out = fake.run(&["-R", "20"]).output().unwrap();
     ok(&out);
     let s = fake.search();
     assert_eq!(s.steps.len(), 3, "{s:#?}\n{}", text(&out));
     for st in &s.steps {
-        assert!(st.latency.max_us >= 400_000 && st.latency.p99_us >= 300_000, "a step hid the 500 ms stall: {st:?}");
+        // A stall that straddles a step's end leaves its requests unanswered: they show it by their age.
+        let longest = st.latency.max_us.max(st.unfinished_max_us);
+        assert!(longest >= 400_000 && st.latency.p99_us >= 300_000, "a step hid the 500 ms stall: {st:?}");
     }
 }
 
@@ -155,7 +151,7 @@ fn ctrl_c_keeps_the_measured_steps_and_resume_continues_the_search() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = support::one_search_at_a_time();
+    let _one = one_at_a_time();
     let fake = Fake::new(&format!("--capacity {K}"), QUEUEING);
     let log = std::fs::File::create(fake.log()).unwrap();
     let mut child: Child = fake.run(&["-c", "4"]).stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();

@@ -99,7 +99,7 @@ fn a_server_holding_k_waiting_clients_is_found_within_the_precision() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = support::one_search_at_a_time();
+    let _one = crate::fake_repo::measuring();
     let fake = Fake::new(&format!("--pool {K}"), HELD);
     let out = fake.run(&[]).output().unwrap();
     ok(&out);
@@ -121,7 +121,7 @@ fn ctrl_c_keeps_the_measured_steps_and_resume_continues_the_search() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = support::one_search_at_a_time();
+    let _one = crate::fake_repo::measuring();
     let fake = Fake::new(&format!("--pool {K}"), HELD);
     let log = std::fs::File::create(fake.log()).unwrap();
     let mut child: Child = fake.run(&[]).stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
@@ -163,7 +163,7 @@ fn a_first_step_that_fails_records_why_and_the_run_goes_on() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = support::one_search_at_a_time();
+    let _one = crate::fake_repo::measuring();
     let fake = Fake::new("--only-root", HELD);
     let out = fake.run(&[]).output().unwrap();
     ok(&out);
@@ -180,7 +180,7 @@ fn a_low_open_file_limit_is_the_limit_named() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let _one = support::one_search_at_a_time();
+    let _one = crate::fake_repo::measuring();
     let fake = Fake::new("", "start = 100\nwait = \"1s\"\nbound = \"500ms\"\nspawn_rate = 1000\nmax_clients = 2000\nbudget = \"60s\"\n");
     let concur = fake.run(&[]);
     let mut cmd = Command::new("setpriv");

@@ -2,7 +2,7 @@
 //! `report::compare` (run ids, a path, a format).
 
 use super::RootArg;
-use crate::report::compare::{self, Format};
+use crate::report::compare::{self, Format, Options};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -20,6 +20,9 @@ pub struct CompareArgs {
     /// Results database [default: results/concur.db in the repository]
     #[arg(long)]
     pub db: Option<PathBuf>,
+    /// Use only the first N repeats of each point: what fewer repeats would have said
+    #[arg(long, value_name = "N")]
+    pub repeats: Option<u32>,
     /// Output format: markdown tables, or JSON (schema in spec/COMPARE.md)
     #[arg(long, value_enum, default_value_t = FormatArg::Markdown)]
     pub format: FormatArg,
@@ -40,6 +43,7 @@ impl CompareArgs {
             FormatArg::Markdown => Format::Markdown,
             FormatArg::Json => Format::Json,
         };
-        compare::compare_command(self.root.get(), self.db.as_deref(), self.run_a, self.run_b, format, self.output.as_deref())
+        let options = Options { a: self.run_a, b: self.run_b, repeats: self.repeats };
+        compare::compare_command(self.root.get(), self.db.as_deref(), &options, format, self.output.as_deref())
     }
 }

@@ -47,6 +47,15 @@ pub struct VerifyArgs {
     /// (page delay 600 ms, long poll 2000 ms, delay every 10)
     #[arg(long, requires = "url", default_value_t = 1)]
     pub url_cores: u32,
+    /// With --url: the CONCUR_DB_URL the server was given (`concur db` prints it); the database routes are checked only with it
+    #[arg(long, env = "CONCUR_DB_URL", value_name = "URL")]
+    pub db_url: Option<String>,
+    /// With --url: the CONCUR_DB_POOL the server was given
+    #[arg(long, env = "CONCUR_DB_POOL", default_value_t = crate::db::DEFAULT_POOL, value_name = "N")]
+    pub db_pool: u32,
+    /// With --url: the CONCUR_DB_SLOW_MS the server was given
+    #[arg(long, env = "CONCUR_DB_SLOW_MS", default_value_t = crate::db::DEFAULT_SLOW_MS, value_name = "MS")]
+    pub db_slow_ms: u64,
     /// Only run checks whose id contains one of these comma-separated texts (e.g. --only longpoll,page)
     #[arg(long)]
     pub only: Option<String>,
@@ -90,7 +99,8 @@ impl VerifyArgs {
                 if self.names.len() > 1 {
                     anyhow::bail!("--url checks one server: name at most one implementation (the one it runs, e.g. concur verify go-nethttp --url {url})");
                 }
-                verify::verify_url_command(self.root.get(), self.names.first().map(String::as_str), url, self.url_cores, only, json)
+                let db = self.db_url.clone().map(|url| verify::ServerDb { url, pool: self.db_pool, slow_ms: self.db_slow_ms });
+                verify::verify_url_command(self.root.get(), self.names.first().map(String::as_str), url, self.url_cores, db.as_ref(), only, json)
             }
             None => verify::verify_command(self.root.get(), &self.names, &self.cores, only, json),
         }

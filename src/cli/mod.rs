@@ -8,8 +8,10 @@
 //! dependencies point one way, from here to the stages, never back.
 
 mod build;
+mod calibrate;
 mod compare;
 mod completions;
+mod db;
 mod impls;
 mod load;
 mod locust;
@@ -17,8 +19,10 @@ mod micro;
 mod run;
 
 pub use build::BuildArgs;
+pub use calibrate::CalibrateArgs;
 pub use compare::CompareArgs;
 pub use completions::CompletionsArgs;
+pub use db::DbArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
 pub use load::{LoadArgs, MergeArgs, UsersArgs};
 pub use locust::LocustWorkerArgs;
@@ -46,6 +50,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Check implementations against spec/SPEC.md with real requests
     Verify(VerifyArgs),
+    /// Start the database of the database routes (PostgreSQL, seeded) in the foreground and print its CONCUR_DB_URL; Ctrl-C stops it
+    Db(DbArgs),
     /// Run each implementation's own test suite (its manifest's [test] command)
     Test(TestArgs),
     /// Send HTTP load to a server (wrk/ab habits; closed or open loop; scenarios)
@@ -60,8 +66,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Run a Locust worker for a `concur run --generator locust --locust-master-bind` master on another machine
     LocustWorker(LocustWorkerArgs),
-    /// Compare two runs point by point: faster, slower or within noise (default: the latest run against the one before it)
+    /// Compare two runs point by point: faster, slower, within noise or cannot tell (default: the latest run against the one before it)
     Compare(CompareArgs),
+    /// Measure this machine's noise floor (A/A rounds of a small plan), which every verdict on it then uses
+    Calibrate(CalibrateArgs),
     /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
     Micro(MicroArgs),
     /// Print the shell completion script for bash, zsh or fish (see the README to install it)
@@ -90,6 +98,7 @@ impl Command {
             Command::Build(args) => args.run(),
             Command::Serve(args) => args.run(),
             Command::Verify(args) => args.run(),
+            Command::Db(args) => args.run(),
             Command::Test(args) => args.run(),
             Command::Load(args) => args.run(),
             Command::Merge(args) => args.run(),
@@ -98,6 +107,7 @@ impl Command {
             Command::Report(args) => args.run(),
             Command::LocustWorker(args) => args.run(),
             Command::Compare(args) => args.run(),
+            Command::Calibrate(args) => args.run(),
             Command::Micro(args) => args.run(),
             Command::Completions(args) => args.run(),
         }

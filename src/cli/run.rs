@@ -24,7 +24,7 @@ pub struct RunArgs {
     /// Scenarios to run, comma separated (hello, json, page, password, userinfo, longpoll)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub scenario: Vec<String>,
-    /// Server core counts (CONCUR_CORES, pinned to CPUs 0..k-1), comma separated, e.g. 1,2,4
+    /// Server core counts (CONCUR_CORES: logical CPUs, on physical cores of the server's own), comma separated, e.g. 1,2,4
     #[arg(long, value_delimiter = ',')]
     pub cores: Vec<u32>,
     /// Connections (closed loop), comma separated load levels, e.g. 50,500

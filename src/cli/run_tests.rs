@@ -5,7 +5,9 @@
 
 use crate::cli::{Cli, Command};
 use crate::impls::{Implementation, manifest};
-use crate::run::plan::{Inputs, Overrides, Plan, ScenarioInfo, resolve, split_cpus};
+use crate::host::topology::{Topology, numbered};
+use crate::run::placement::split_cpus;
+use crate::run::plan::{Inputs, Overrides, Plan, ScenarioInfo, resolve};
 use clap::Parser;
 use std::path::{Path, PathBuf};
 
@@ -47,10 +49,14 @@ fn plan(flags: &[&str]) -> anyhow::Result<Plan> {
 }
 
 fn plan_with(flags: &[&str], profile: &str, cpus: &[usize]) -> anyhow::Result<Plan> {
+    plan_on(flags, profile, &numbered(cpus))
+}
+
+fn plan_on(flags: &[&str], profile: &str, topology: &Topology) -> anyhow::Result<Plan> {
     let profile = crate::run::profile::parse("spec/profiles/test.toml", profile).unwrap();
     let imps = [imp("go", "sh"), imp("node", "sh"), imp("java", "no-such-tool-xyz")];
     let scenarios = [scenario("hello", 150, Some(30.0), None), scenario("page", 100, None, Some(10_000)), scenario("password", 128, Some(60.0), None)];
-    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, cpus };
+    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, topology };
     resolve(&args(flags), &inputs)
 }
 
@@ -72,13 +78,35 @@ fn the_matrix_is_repeat_scenario_cores_level_then_implementation() {
 }
 
 #[test]
+fn each_repeat_starts_one_implementation_further_along() {
+    let p = plan(&["--impl", "go,node", "--scenario", "hello", "--cores", "1", "--repeat", "3"]).unwrap();
+    let keys: Vec<&str> = p.points.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["go/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r2", "go/hello/cores=1/c=150/r2", "go/hello/cores=1/c=150/r3", "node/hello/cores=1/c=150/r3"]);
+}
+
+#[test]
 fn the_server_gets_the_first_cpus_and_the_generator_the_rest_or_a_share() {
     let p = plan(&["--scenario", "hello", "--impl", "go"]).unwrap();
     let (one, two) = (&p.points[0], &p.points[1]);
     assert_eq!((one.server_cpus.clone(), one.generator_cpus.clone(), one.shared), (vec![0], vec![1], false));
     assert_eq!((two.server_cpus.clone(), two.generator_cpus.clone(), two.shared), (vec![0, 1], vec![0, 1], true));
     assert!(p.notes.iter().any(|n| n.contains("shares the server's CPUs")));
-    assert_eq!(split_cpus(&[2, 3, 5, 7], 2), (vec![2, 3], vec![5, 7], false));
+    assert_eq!(split_cpus(&numbered(&[2, 3, 5, 7]), 2), (vec![2, 3], vec![5, 7], false));
+}
+
+#[test]
+fn on_a_two_socket_smt_machine_the_plan_places_by_physical_core_and_node_and_says_where_it_cannot() {
+    // The recorded AMD EPYC 7451 (tests/sysfs/README.md): 2 × 24 cores, siblings 48 apart, 8 nodes of 12 CPUs.
+    let epyc = crate::host::topology::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sysfs/epyc-7451"), &(0..96).collect::<Vec<_>>());
+    let p = plan_on(&["--scenario", "hello", "--impl", "go", "--cores", "2,12,13,48"], PROFILE, &epyc).unwrap();
+    let two = &p.points[0];
+    assert_eq!((two.server_cpus.clone(), two.generator_cpus.clone(), two.shared), (vec![0, 48], vec![1, 2, 3, 4, 5, 49, 50, 51, 52, 53], false));
+    assert!(p.points.iter().all(|p| !p.shared));
+    let notes = p.notes.join("\n");
+    assert!(notes.contains("at 13, 48 server core(s) the server spans NUMA nodes"), "{notes}");
+    assert!(notes.contains("at 12, 13, 48 server core(s) the load generator runs on other NUMA nodes"), "{notes}");
+    assert!(notes.contains("at 48 server core(s) the load generator has 48 CPU(s) of its own") && notes.contains("server core counts of 2, 12, 13"), "{notes}");
+    assert!(!notes.contains("shares"), "{notes}");
 }
 
 #[test]
@@ -194,7 +222,7 @@ fn a_manifests_warm_up_raises_the_profiles_but_never_adds_one() {
     jit.manifest.start.warmup = Some("15s".into());
     let imps = [jit, imp("node", "sh")];
     let scenarios = [scenario("hello", 150, Some(30.0), None), scenario("password", 128, Some(60.0), None)];
-    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, cpus: &[0, 1] };
+    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, topology: &numbered(&[0, 1]) };
     let bounds = |flags: &[&str]| -> Vec<(String, f64, f64)> {
         let plan = resolve(&args(flags), &inputs).unwrap();
         plan.points.iter().filter(|p| p.cores == 1 && p.repeat == 1 && p.scenario == "hello").map(|p| (p.implementation.clone(), p.warmup_s, p.warmup_max_s)).collect()

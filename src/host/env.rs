@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Captures the environment; `toolchains` maps an implementation to its version line.
+/// The topology is `run`'s to add: it knows where it placed what.
 pub fn capture(root: &Path, toolchains: BTreeMap<String, String>, cpus: usize) -> Environment {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
@@ -23,6 +24,7 @@ pub fn capture(root: &Path, toolchains: BTreeMap<String, String>, cpus: usize) -
         os: field(&os_release.replace('=', ":"), "PRETTY_NAME").unwrap_or("unknown").trim_matches('"').to_string(),
         memory_bytes: super::procstat::meminfo("MemTotal"),
         toolchains,
+        topology: None,
     }
 }
 
@@ -52,6 +54,24 @@ pub fn rfc3339(secs: u64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` (what [`rfc3339`] writes) back to seconds since
+/// the epoch; `None` for any other shape (Howard Hinnant's days-from-civil).
+pub fn parse_rfc3339(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'Z' {
+        return None;
+    }
+    let num = |from: usize, to: usize| text.get(from..to)?.parse::<i64>().ok();
+    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    let (y, m) = if month <= 2 { (year - 1, month + 9) } else { (year, month - 3) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400 + num(11, 13)? * 3600 + num(14, 16)? * 60 + num(17, 19)?).ok()
 }
 
 fn output(dir: &Path, command: &str) -> String {
@@ -98,6 +118,10 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_827_696), "2000-02-29T12:34:56Z");
         assert_eq!(rfc3339(1_735_787_045), "2025-01-02T03:04:05Z");
+        for secs in [0, 951_827_696, 1_735_787_045, 1_796_000_000] {
+            assert_eq!(parse_rfc3339(&rfc3339(secs)), Some(secs));
+        }
+        assert_eq!(parse_rfc3339("2025-01-02 03:04:05"), None);
     }
 
     #[test]

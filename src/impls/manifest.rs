@@ -47,6 +47,11 @@ pub struct Manifest {
     pub model: Model,
     #[serde(default)]
     pub description: Option<String>,
+    /// Serves the database routes of SPEC §8. A transition field: until every
+    /// implementation does, `verify` checks §8 only where this is true; then
+    /// the routes become required and the field goes.
+    #[serde(default)]
+    pub database_routes: bool,
     #[serde(default)]
     pub requires: Requires,
     #[serde(default)]

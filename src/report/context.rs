@@ -5,6 +5,8 @@
 use super::model::Model;
 use super::table::{Table, thousands};
 use super::warnings::known_deviations;
+use crate::host::affinity::describe;
+use crate::host::topology::{Placement, Record};
 use crate::store::ImplStatus;
 
 /// The machine, the software and the profile.
@@ -26,7 +28,37 @@ pub fn environment(model: &Model) -> Table {
     for (k, v) in rows {
         t.row(vec![k.to_string(), v]);
     }
+    if let Some(topology) = &e.topology {
+        t.row(vec!["CPU topology".into(), topology_line(topology)]);
+        t.row(vec!["placement".into(), placements(topology)]);
+    }
     t
+}
+
+/// `SMT on (2 threads per core), 48 physical cores, 8 NUMA nodes, from sysfs`.
+fn topology_line(t: &Record) -> String {
+    let smt = if t.threads_per_core > 1 { format!("SMT on ({} threads per core)", t.threads_per_core) } else { "no SMT (1 thread per core)".into() };
+    let source = if t.source == "sysfs" { "read from sysfs" } else { "not readable: placed by CPU number" };
+    format!("{smt}, {} physical core(s), {} NUMA node(s); {source}", t.physical_cores, t.numa_nodes)
+}
+
+/// `1 core: server 0 · generator 1; 2 cores: server 0-1 · generator 0-1 (shared)`, with
+/// each role's NUMA nodes when there are several.
+fn placements(t: &Record) -> String {
+    let nodes = |n: &[usize]| if t.numa_nodes > 1 { format!(" (node {})", describe(n)) } else { String::new() };
+    let one = |p: &Placement| {
+        let shared = if p.shared { " (shared)" } else { "" };
+        let database = if p.database.is_empty() { String::new() } else { format!(" · database {}", describe(&p.database)) };
+        format!(
+            "{} core(s): server {}{} · generator {}{}{database}{shared}",
+            p.server.len(),
+            describe(&p.server),
+            nodes(&p.server_nodes),
+            describe(&p.generator),
+            nodes(&p.generator_nodes)
+        )
+    };
+    t.placements.iter().map(one).collect::<Vec<_>>().join("; ")
 }
 
 /// Every implementation asked for: what it is and whether it was measured.

@@ -143,7 +143,7 @@ mod tests {
         let data = store.load_run(ids[1]).unwrap();
         let found = counterparts(&store, &data).unwrap();
         assert_eq!(found.iter().map(|(id, p)| (*id, p.generator.kind)).collect::<Vec<_>>(), [(ids[0], Generator::Locust)]);
-        let mut model = Model::new(data);
+        let mut model = Model::new(data, crate::stats::noise::NoiseFloor::default_floor());
         model.counterparts = found;
         let t = table(&model).unwrap();
         assert_eq!(t.rows.len(), 1);
@@ -160,6 +160,6 @@ mod tests {
         store.insert_point(id, &point(Generator::ConcurLoad, 100, false)).unwrap();
         let data = store.load_run(id).unwrap();
         assert!(counterparts(&store, &data).unwrap().is_empty());
-        assert!(table(&Model::new(data)).is_none());
+        assert!(table(&Model::new(data, crate::stats::noise::NoiseFloor::default_floor())).is_none());
     }
 }

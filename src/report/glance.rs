@@ -1,33 +1,44 @@
 //! "At a glance", the report's first section: for each scenario and core
-//! count, the implementations ranked by median throughput with the 95%
-//! bootstrap interval of that median (`spread`; ranks and ties are
-//! `model`'s), their p99 latency beside it, and one sentence per core count
-//! written from those numbers: who leads and by how much, which are tied,
-//! who is last, how far p99 ranges. Nothing here is written per run by hand.
+//! count, the implementations ranked by median throughput with its 95%
+//! interval (the repeats' spread and the machine's noise floor; ranks and
+//! ties are `model`'s), their p99 latency beside it, and one sentence per
+//! core count written from those numbers: who leads and by how much, which
+//! are tied, who is last, how far p99 ranges. A sentence states an order
+//! only between ranks the intervals separate, and a ratio with the least
+//! the intervals allow. Nothing here is written per run by hand.
 
 use super::document::Block;
 use super::model::{Cell, Group, Model, cores_text};
-use super::spread::Summary;
 use super::table::{Table, ms_bounded, rate, thousands};
 use super::tables::{flags, noted};
+use crate::stats::interval::{Basis, Level};
 
 /// Core counts side by side in one table; more continue in another table.
 const CORES_PER_TABLE: usize = 3;
 
-const HOW_TO_READ: &str = "Each scenario's implementations ranked by median successful requests per second over repeats, \
-    at each server core count. [a–b] is the 95% bootstrap interval of that median: where two intervals overlap the data \
-    cannot order the two, so an implementation whose interval overlaps the one ranked just above it shares its rank \
-    (=3: tied for third). p99 is the median over repeats of each repeat's 99th-percentile latency, counting \
-    the requests still unanswered when a measurement ended as lasting at least their age (Kaplan–Meier): \
-    \"> x\" is a percentile only known to be at least x, because it falls among unanswered requests, \
-    and such a p99 never ranks above a known one. The sentences are written by concur report from the same numbers.";
+/// How to read the section: how the intervals were made, with the floor they carry.
+fn how_to_read(model: &Model) -> String {
+    format!(
+        "Each scenario's implementations ranked by median successful requests per second over repeats, at each server core count. \
+         [a–b] is a 95% interval of two parts added in quadrature: the repeats' own spread (Student's t on the logarithms of the \
+         repeats, so it widens as repeats get fewer) and this machine's noise floor ({}), which shrinks as 1/√repeats because a \
+         run's repeats are taken at different moments. An interval marked ¹ comes from one repeat: the spread of its seconds and the \
+         floor; ² from the floor alone. Where two intervals overlap the data cannot order the two, so an implementation whose \
+         interval overlaps the one ranked just above it shares its rank (=3: tied for third). p99 is the median over repeats of each \
+         repeat's 99th-percentile latency, counting the requests still unanswered when a measurement ended as lasting at least \
+         their age (Kaplan–Meier): \"> x\" is a percentile only known to be at least x, because it falls among unanswered \
+         requests, and such a p99 never ranks above a known one. The sentences are written by concur report from the same numbers, and name an order or \
+         a ratio only where the intervals separate the two (\"at least\": the nearer ends of their intervals).",
+        model.floor.describe()
+    )
+}
 
 /// The section, or nothing when the run holds no measured point.
 pub fn blocks(model: &Model) -> Vec<Block> {
     if model.groups.is_empty() {
         return vec![];
     }
-    let mut doc = vec![Block::Heading(2, "At a glance".into()), Block::Para(HOW_TO_READ.into())];
+    let mut doc = vec![Block::Heading(2, "At a glance".into()), Block::Para(how_to_read(model))];
     for g in &model.groups {
         doc.push(Block::Heading(3, g.title()));
         doc.push(Block::List(g.cores.iter().map(|&k| sentence(model, g, k)).collect()));
@@ -47,9 +58,14 @@ pub fn rank_text(c: &Cell) -> String {
     }
 }
 
-/// ` [39,800–42,100]`, or nothing for a single repeat, which has no interval.
-pub fn interval(s: &Summary) -> String {
-    if s.n < 2 { String::new() } else { format!(" [{}–{}]", rate(s.lo), rate(s.hi)) }
+/// ` [39,800–42,100]`, marked ¹ when one repeat's seconds and the floor made it, ² when the floor alone did.
+pub fn interval(level: &Level) -> String {
+    let mark = match level.basis {
+        Basis::Repeats => "",
+        Basis::Timeline => "¹",
+        Basis::FloorOnly => "²",
+    };
+    format!(" [{}–{}]{mark}", rate(level.lo), rate(level.hi))
 }
 
 /// The ranking at `cores` (up to [`CORES_PER_TABLE`] of them), rows in the order of the last.
@@ -86,7 +102,8 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
             match g.cell(name, k) {
                 Some(c) => {
                     row.push(rank_text(c));
-                    row.push(c.throughput.map_or("—".into(), |t| format!("{}{}", rate(t.median), interval(&t))) + &flags(c));
+                    let level = c.level.map_or(String::new(), |l| interval(&l));
+                    row.push(c.throughput.map_or("—".into(), |t| format!("{}{level}", rate(t.median))) + &flags(c));
                     row.push(c.p99_ms.map_or("—".into(), |s| ms_bounded(s.median, c.p99_bound)));
                 }
                 None => row.extend(["—".to_string(), "—".to_string(), "—".to_string()]),
@@ -101,35 +118,12 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
 pub fn sentence(model: &Model, g: &Group, k: u32) -> String {
     let ranked = g.ranked(k);
     let label = |c: &Cell| model.label(&c.implementation);
-    let median = |c: &Cell| c.median_throughput();
     let at = format!("{} at {}", g.title(), cores_text(k));
     let mut parts = Vec::new();
     match ranked.as_slice() {
         [] => return format!("{at}: no implementation could be measured."),
-        [only] => parts.push(format!("only {} was measured, at {} req/s{}", label(only), rate(median(only)), only.throughput.map_or(String::new(), |t| interval(&t)))),
-        [first, second, ..] => {
-            let leaders: Vec<&Cell> = ranked.iter().copied().take_while(|c| c.rank == Some(1)).collect();
-            if leaders.len() == 1 {
-                let ratio = median(first) / median(second).max(f64::MIN_POSITIVE);
-                let t = first.throughput.map_or(String::new(), |t| interval(&t));
-                let by = if ratio < 1.01 { format!("{:.1}% ahead of the", (ratio - 1.0) * 100.0) } else { format!("{} the", times(ratio)) };
-                parts.push(format!("{} leads at {} req/s{t}, {by} next ({})", label(first), rate(median(first)), label(second)));
-            } else {
-                let lo = leaders.iter().map(|c| median(c)).fold(f64::INFINITY, f64::min);
-                let hi = leaders.iter().map(|c| median(c)).fold(0.0, f64::max);
-                parts.push(format!("{} are tied for first at {}–{} req/s", names(&leaders.iter().map(|c| label(c)).collect::<Vec<_>>()), rate(lo), rate(hi)));
-            }
-            let ties = ties(&ranked);
-            if !ties.is_empty() {
-                parts.push(ties);
-            }
-            if ranked.len() >= 3 {
-                let last = ranked[ranked.len() - 1];
-                let ratio = median(first) / median(last).max(f64::MIN_POSITIVE);
-                let whom = if leaders.len() == 1 { "the leader" } else { "the leaders" };
-                parts.push(format!("{} is last at {} req/s, {} below {whom}", label(last), rate(median(last)), times(ratio)));
-            }
-        }
+        [only] => parts.push(format!("only {} was measured, at {} req/s{}", label(only), rate(only.median_throughput()), only.level.map_or(String::new(), |l| interval(&l)))),
+        _ => parts.extend(order(&ranked, &label)),
     }
     parts.extend(p99_range(&ranked, &label));
     parts.extend(ranked.iter().filter_map(|c| left_waiting(c, &label)));
@@ -172,10 +166,58 @@ fn left_waiting(c: &Cell, label: &dyn Fn(&Cell) -> String) -> Option<String> {
     ))
 }
 
-/// `4 are tied for third, 2 for seventh`: the shared ranks below the first.
-fn ties(ranked: &[&Cell]) -> String {
+/// Who leads, the ties below, and who is last, for two or more ranked
+/// cells: an order only between different ranks, a ratio with the least
+/// the intervals allow (the lower end of the one over the upper end of the other).
+fn order(ranked: &[&Cell], label: &dyn Fn(&Cell) -> String) -> Vec<String> {
+    let median = |c: &Cell| c.median_throughput();
+    let span = |cells: &[&Cell]| {
+        let lo = cells.iter().map(|c| median(c)).fold(f64::INFINITY, f64::min);
+        let hi = cells.iter().map(|c| median(c)).fold(0.0, f64::max);
+        format!("{}–{} req/s", rate(lo), rate(hi))
+    };
+    let least = |above: &[&Cell], below: &Cell| {
+        let lo = above.iter().filter_map(|c| c.level).map(|l| l.lo).fold(f64::INFINITY, f64::min);
+        below.level.map_or(1.0, |l| lo / l.hi)
+    };
+    let mut parts = Vec::new();
+    let leaders: Vec<&Cell> = ranked.iter().copied().take_while(|c| c.rank == Some(1)).collect();
+    let first = ranked[0];
+    let last_rank = ranked[ranked.len() - 1].rank;
+    if leaders.len() == 1 {
+        let second = ranked[1];
+        let t = first.level.map_or(String::new(), |l| interval(&l));
+        let ratio = median(first) / median(second).max(f64::MIN_POSITIVE);
+        parts.push(format!("{} leads at {} req/s{t}, {} the next ({}), at least {} given the intervals", label(first), rate(median(first)), times(ratio), label(second), times(least(&leaders, second))));
+    } else if last_rank == Some(1) {
+        parts.push(format!("{} are tied within the noise at {}: the intervals order none of them", names(&leaders.iter().map(|c| label(c)).collect::<Vec<_>>()), span(&leaders)));
+        return parts;
+    } else {
+        parts.push(format!("{} lead, tied within the noise, at {}", names(&leaders.iter().map(|c| label(c)).collect::<Vec<_>>()), span(&leaders)));
+    }
+    let ties = ties(ranked, last_rank);
+    if !ties.is_empty() {
+        parts.push(ties);
+    }
+    let last: Vec<&Cell> = ranked.iter().copied().filter(|c| c.rank == last_rank).collect();
+    if ranked.len() >= 3 || last.len() > 1 {
+        let whom = if leaders.len() == 1 { "the leader" } else { "the leaders" };
+        let ratio = median(first) / median(last[last.len() - 1]).max(f64::MIN_POSITIVE);
+        let bound = last.iter().map(|c| least(&leaders, c)).fold(f64::INFINITY, f64::min);
+        let below = format!("{} below {whom}, at least {}", times(ratio), times(bound));
+        match last.as_slice() {
+            [one] => parts.push(format!("{} is last at {} req/s, {below}", label(one), rate(median(one)))),
+            _ => parts.push(format!("{} are last, tied within the noise, at {}, {below}", names(&last.iter().map(|c| label(c)).collect::<Vec<_>>()), span(&last))),
+        }
+    }
+    parts
+}
+
+/// `4 are tied for third, 2 for seventh`: the shared ranks below the first
+/// and above `last` (the last rank, said apart).
+fn ties(ranked: &[&Cell], last: Option<usize>) -> String {
     let mut groups: Vec<(usize, usize)> = Vec::new();
-    for c in ranked.iter().filter(|c| c.tied && c.rank != Some(1)) {
+    for c in ranked.iter().filter(|c| c.tied && c.rank != Some(1) && c.rank != last) {
         let r = c.rank.unwrap_or_default();
         match groups.iter_mut().find(|g| g.0 == r) {
             Some(g) => g.1 += 1,
@@ -262,7 +304,7 @@ mod tests {
     fn a_server_that_left_clients_waiting_is_never_ranked_best_on_latency() {
         let run = RunInfo::starting("quick".into(), "k".into(), serde_json::json!({}), Default::default(), vec![]);
         let points = vec![longpoll("go-nethttp", 1000), longpoll("rust-threadpool", 256)];
-        let model = Model::new(RunData { run, implementations: vec![], points });
+        let model = Model::new(RunData { run, implementations: vec![], points }, crate::stats::noise::NoiseFloor::default_floor());
         let g = &model.groups[0];
         let starved = g.cell("rust-threadpool", 2).unwrap();
         assert!(starved.p99_bound && !g.cell("go-nethttp", 2).unwrap().p99_bound);

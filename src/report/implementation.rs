@@ -86,7 +86,8 @@ fn verification(i: &ImplRecord) -> String {
 /// Its rank and numbers in every scenario and core count.
 fn results(model: &Model, name: &str) -> Table {
     let header = ["scenario", "cores", "rank", "req/s [95% interval]", "p50 ms", "p99 ms", "peak MiB", "server cpu"];
-    let note = "Medians over repeats; rank among the implementations measured there (=: tied, intervals overlap); \
+    let note = "Medians over repeats; the interval as At a glance makes it (¹: one repeat, from its seconds and the noise floor; \
+        ²: the floor alone); rank among the implementations measured there (=: tied, intervals overlap); \
         peak MiB: resident memory of the server's whole process tree.";
     let mut t = Table::new(format!("{name}: results"), &header).labels(2).note(tables::noted(model, note));
     for g in &model.groups {
@@ -94,7 +95,8 @@ fn results(model: &Model, name: &str) -> Table {
             let Some(c) = g.cell(name, k) else { continue };
             let of = g.ranked(k).len();
             let rank = if c.rank.is_some() { format!("{} of {of}", rank_text(c)) } else { rank_text(c) };
-            let thr = c.throughput.map_or("—".into(), |s| format!("{}{}", rate(s.median), interval(&s))) + &tables::flags(c);
+            let level = c.level.map_or(String::new(), |l| interval(&l));
+            let thr = c.throughput.map_or("—".into(), |s| format!("{}{level}", rate(s.median))) + &tables::flags(c);
             let show = |s: Option<crate::report::spread::Summary>, f: fn(f64) -> String| s.map_or("—".into(), |s| f(s.median));
             t.row(vec![
                 g.title(),

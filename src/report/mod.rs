@@ -34,6 +34,7 @@ mod tables;
 mod warnings;
 
 use crate::impls;
+use crate::stats::noise::NoiseFloor;
 use crate::store::{self, RunData, Store};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -45,14 +46,15 @@ pub struct Rendered {
     pub markdown: String,
 }
 
-/// Renders one run.
+/// Renders one run, its intervals on the default noise floor.
 pub fn render(data: RunData) -> Rendered {
-    render_with(data, Vec::new())
+    render_with(data, Vec::new(), NoiseFloor::default_floor())
 }
 
-/// Renders one run, with the points of other runs that took its points with the other load generator.
-pub fn render_with(data: RunData, counterparts: Vec<(i64, crate::store::PointRecord)>) -> Rendered {
-    let mut model = model::Model::new(data);
+/// Renders one run on its machine's noise `floor`, with the points of other
+/// runs that took its points with the other load generator.
+pub fn render_with(data: RunData, counterparts: Vec<(i64, crate::store::PointRecord)>, floor: NoiseFloor) -> Rendered {
+    let mut model = model::Model::new(data, floor);
     model.counterparts = counterparts;
     let blocks = document::build(&model);
     let title = format!("Concur report: run {} ({})", model.run.id, model.run.profile);
@@ -90,7 +92,8 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     let data = store.load_run(id)?;
     export::write(&data, options.export_json.as_deref(), options.export_csv.as_deref())?;
     let counterparts = generators::counterparts(&store, &data)?;
-    let rendered = append(render_with(data, counterparts), &capacity::section(&store, id)?);
+    let floor = store.floor_for(&data.run.environment)?;
+    let rendered = append(render_with(data, counterparts, floor), &capacity::section(&store, id)?);
     let rendered = append(rendered, &held::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;
     let out = match &options.out {
@@ -160,7 +163,7 @@ mod tests {
             ..PointRecord::default()
         };
         let points = vec![point("c=50", true, 1, 1000), point("c=50 close", false, 1, 100), point("c=50", true, 2, 1100), point("c=50 close", false, 2, 120)];
-        let model = model::Model::new(RunData { run: RunInfo { status: RunStatus::Finished, ..run }, implementations: vec![], points });
+        let model = model::Model::new(RunData { run: RunInfo { status: RunStatus::Finished, ..run }, implementations: vec![], points }, NoiseFloor::default_floor());
         let medians: Vec<(String, f64)> = model.groups.iter().map(|g| (g.title(), g.cells[0].throughput.as_ref().unwrap().median)).collect();
         assert_eq!(medians, [("hello (c=50)".to_string(), 1050.0), ("hello (c=50 close)".to_string(), 110.0)]);
     }

@@ -1,15 +1,27 @@
 //! The run's points grouped the way the report compares them: per scenario
 //! and load level, one cell per implementation and core count, holding the
-//! summaries over repeats, whether the cell is the best or within noise
-//! of it, and its rank. Charts and tables only format what is here.
+//! summaries over repeats, the interval of its throughput (the repeats'
+//! spread and the machine's noise floor, `stats::interval`), whether it is
+//! the best or within noise of it, and its rank (`stats::verdict::rank`,
+//! the one ranking rule). Charts and tables only format what is here.
 
 use super::palette::Palette;
 use super::spread::Summary;
 use crate::stats::Latencies;
+use crate::stats::interval::{self, Level, Sample};
+use crate::stats::noise::NoiseFloor;
+use crate::stats::verdict::{self, Ranked};
 use crate::store::{ImplRecord, KnownFailure, PointRecord, RunData, RunInfo};
 
 /// Follows the name of an implementation measured with known deviations.
 pub const KNOWN_MARK: &str = "†";
+
+/// Follows the name of an implementation with no framework (spec/POLICIES.md §5).
+pub const BARE_MARK: &str = "◦";
+
+/// What [`BARE_MARK`] means, said under every table that may carry it.
+pub const BARE_NOTE: &str = "◦: no framework, an HTTP server written by hand on the runtime's sockets: \
+    not the runtime's typical stack, beside which it shows what the framework costs.";
 
 /// What [`KNOWN_MARK`] means, said under every table that may carry it.
 pub const KNOWN_NOTE: &str = "†: measured with known deviations from the contract, declared in its concur.toml \
@@ -29,6 +41,8 @@ pub struct Model {
     pub palette: Palette,
     /// Points of other runs taking this run's points with the other load generator, with their run id (`generators`).
     pub counterparts: Vec<(i64, PointRecord)>,
+    /// The noise floor of the run's machine, which every interval carries.
+    pub floor: NoiseFloor,
 }
 
 pub struct Group {
@@ -53,6 +67,8 @@ pub struct Cell {
     pub errors: u64,
     /// Successful requests per second.
     pub throughput: Option<Summary>,
+    /// Its 95% interval, the one ranks and ties are made from; `None` when no repeat was measured (or one measured 0).
+    pub level: Option<Level>,
     pub p50_ms: Option<Summary>,
     pub p99_ms: Option<Summary>,
     /// Some repeat's p50 (p99) is only a lower bound, requests having been left
@@ -71,29 +87,48 @@ pub struct Cell {
     pub within_noise: bool,
     /// 1 for the highest median throughput at this core count; a cell whose
     /// interval overlaps the one ranked just above it shares that one's rank.
-    /// `None` when no repeat was measured.
+    /// `None` when it has no interval.
     pub rank: Option<usize>,
     /// Another cell shares its rank.
     pub tied: bool,
 }
 
 impl Model {
-    pub fn new(data: RunData) -> Model {
+    /// The model of a run whose machine's noise floor is `floor`.
+    pub fn new(data: RunData, floor: NoiseFloor) -> Model {
         let mut implementations = data.implementations;
         implementations.sort_by(|a, b| a.name.cmp(&b.name));
         let mut measured: Vec<String> = data.points.iter().map(|p| p.implementation.clone()).collect();
         measured.sort();
         measured.dedup();
         let keys = distinct(data.points.iter().map(|p| (p.scenario.clone(), p.level.clone())));
-        let groups = keys.into_iter().map(|(scenario, level)| group(&data.run, &data.points, &measured, scenario, level)).collect();
+        let groups = keys.into_iter().map(|(scenario, level)| group(&data.run, &data.points, &measured, scenario, level, &floor)).collect();
         let palette = Palette::new(implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)));
-        Model { run: data.run, implementations, measured, groups, points: data.points, palette, counterparts: Vec::new() }
+        Model { run: data.run, implementations, measured, groups, points: data.points, palette, counterparts: Vec::new(), floor }
     }
 
     /// The implementation's name as tables and legends show it: marked with
-    /// [`KNOWN_MARK`] when it was measured with known deviations.
+    /// [`BARE_MARK`] when it has no framework, and [`KNOWN_MARK`] when it was
+    /// measured with known deviations.
     pub fn label(&self, name: &str) -> String {
-        if self.known_deviations(name).is_empty() { name.to_string() } else { format!("{name} {KNOWN_MARK}") }
+        let mut label = name.to_string();
+        if self.bare(name) {
+            label = format!("{label} {BARE_MARK}");
+        }
+        if !self.known_deviations(name).is_empty() {
+            label = format!("{label} {KNOWN_MARK}");
+        }
+        label
+    }
+
+    /// It has no framework: its manifest says `framework = "none"`.
+    pub fn bare(&self, name: &str) -> bool {
+        self.implementations.iter().any(|i| i.name == name && i.manifest.framework.eq_ignore_ascii_case("none"))
+    }
+
+    /// Some measured implementation carries [`BARE_MARK`].
+    pub fn any_bare(&self) -> bool {
+        self.measured.iter().any(|name| self.bare(name))
     }
 
     /// The failures its manifest declared (`[known_failures]`) that verification saw.
@@ -166,7 +201,7 @@ impl Cell {
     }
 }
 
-fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: String, level: String) -> Group {
+fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: String, level: String, floor: &NoiseFloor) -> Group {
     let mine: Vec<&PointRecord> = points.iter().filter(|p| p.scenario == scenario && p.level == level).collect();
     let mut cores: Vec<u32> = mine.iter().map(|p| p.cores).collect();
     cores.sort_unstable();
@@ -177,7 +212,7 @@ fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: S
             .iter()
             .filter_map(|name| {
                 let repeats: Vec<&PointRecord> = mine.iter().copied().filter(|p| &p.implementation == name && p.cores == k).collect();
-                (!repeats.is_empty()).then(|| cell(name, k, &repeats))
+                (!repeats.is_empty()).then(|| cell(name, k, &repeats, floor))
             })
             .collect();
         mark_noise(&mut at_k);
@@ -188,8 +223,10 @@ fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: S
     Group { scenario, level, description, cores, cells }
 }
 
-fn cell(name: &str, cores: u32, repeats: &[&PointRecord]) -> Cell {
+fn cell(name: &str, cores: u32, repeats: &[&PointRecord], floor: &NoiseFloor) -> Cell {
     let (ok, failed): (Vec<&PointRecord>, Vec<&PointRecord>) = repeats.iter().partition(|p| p.error.is_none());
+    let seconds = if let [one] = ok.as_slice() { one.full_seconds() } else { Vec::new() };
+    let sample = Sample::new(ok.iter().map(|p| p.throughput()).collect(), seconds);
     let summary = |f: &dyn Fn(&PointRecord) -> f64| Summary::of(&ok.iter().map(|p| f(p)).collect::<Vec<_>>());
     let ms = |us: u64| us as f64 / 1000.0;
     Cell {
@@ -200,6 +237,7 @@ fn cell(name: &str, cores: u32, repeats: &[&PointRecord]) -> Cell {
         shared: ok.iter().any(|p| p.generator.shared),
         errors: ok.iter().map(|p| p.errors_total).sum(),
         throughput: summary(&|p| p.throughput()),
+        level: interval::level(&sample, floor.of_throughput()),
         p50_ms: summary(&|p| ms(p.latency.p50_us)),
         p99_ms: summary(&|p| ms(p.latency.p99_us)),
         p50_bound: ok.iter().any(|p| p.latency.is_lower_bound("p50")),
@@ -229,40 +267,28 @@ pub fn waiting(p: &PointRecord) -> Option<(u64, u64)> {
     (n > 0).then_some((n, ages.max()))
 }
 
-/// Marks the best throughput at one core count, and the cells within noise of it.
+/// Marks the best throughput at one core count, and the cells within noise
+/// of it (`verdict::tied`, the ranking's own rule).
 fn mark_noise(cells: &mut [Cell]) {
-    let best = cells
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| c.throughput.map(|t| (i, t)))
-        .max_by(|a, b| a.1.median.total_cmp(&b.1.median));
-    let Some((best_i, best_t)) = best else { return };
+    let best = cells.iter().enumerate().filter(|(_, c)| c.level.is_some()).max_by(|a, b| a.1.median_throughput().total_cmp(&b.1.median_throughput()));
+    let Some((best_i, Some(best))) = best.map(|(i, c)| (i, c.level)) else { return };
     if cells.len() < 2 {
         return;
     }
     for (i, c) in cells.iter_mut().enumerate() {
         c.best = i == best_i;
-        c.within_noise = i != best_i && c.throughput.is_some_and(|t| t.within_noise(&best_t));
+        c.within_noise = i != best_i && c.level.is_some_and(|l| verdict::tied(&best, &l));
     }
 }
 
-/// Ranks the cells of one core count by median throughput (ties in the
-/// median go by name, so the order is stable); a cell within noise of the one
-/// just above it shares that one's rank, so `1, 2, 2, 2, 5` reads "three
-/// tied for second".
+/// Ranks the cells of one core count by median throughput with
+/// `verdict::rank`: a cell whose interval overlaps the one just above it
+/// shares its rank, so `1, 2, 2, 2, 5` reads "three tied for second".
 fn rank(cells: &mut [Cell]) {
-    let mut order: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].throughput.is_some()).collect();
-    let median = |i: usize| cells[i].median_throughput();
-    order.sort_by(|&a, &b| median(b).total_cmp(&median(a)).then_with(|| cells[a].implementation.cmp(&cells[b].implementation)));
-    let mut ranks = vec![0usize; order.len()];
-    for (pos, &i) in order.iter().enumerate() {
-        let above = pos.checked_sub(1).map(|p| order[p]);
-        let tied = above.is_some_and(|a| matches!((cells[i].throughput, cells[a].throughput), (Some(x), Some(y)) if x.within_noise(&y)));
-        ranks[pos] = if tied { ranks[pos - 1] } else { pos + 1 };
-    }
-    for (pos, &i) in order.iter().enumerate() {
-        cells[i].rank = Some(ranks[pos]);
-        cells[i].tied = ranks.iter().filter(|&&r| r == ranks[pos]).count() > 1;
+    let entries: Vec<Option<Ranked>> = cells.iter().map(|c| c.level.map(|level| Ranked { name: &c.implementation, estimate: c.median_throughput(), level })).collect();
+    let places = verdict::rank(&entries);
+    for (c, place) in cells.iter_mut().zip(places) {
+        (c.rank, c.tied) = place.map_or((None, false), |p| (Some(p.rank), p.tied));
     }
 }
 
@@ -270,30 +296,37 @@ fn rank(cells: &mut [Cell]) {
 mod tests {
     use super::*;
 
-    fn cell(name: &str, values: &[f64]) -> Cell {
-        let mut c = super::cell(name, 1, &[]);
-        c.throughput = Summary::of(values);
-        c
+    fn cell(name: &str, values: &[f64], floor: &NoiseFloor) -> Cell {
+        let points: Vec<PointRecord> =
+            values.iter().enumerate().map(|(i, &v)| PointRecord { implementation: name.into(), repeat: i as u32 + 1, duration_s: 1.0, successes: v as u64, ..PointRecord::default() }).collect();
+        super::cell(name, 1, &points.iter().collect::<Vec<_>>(), floor)
+    }
+
+    fn places(cells: &[Cell]) -> Vec<(&str, Option<usize>, bool)> {
+        cells.iter().map(|c| (c.implementation.as_str(), c.rank, c.tied)).collect()
     }
 
     #[test]
     fn a_cell_within_noise_of_the_one_above_shares_its_rank() {
+        let floor = NoiseFloor { throughput: 0.01, throughput_drift: 0.01, p99: 0.05, p99_drift: 0.05, df: 30, source: crate::stats::noise::FloorSource::Default };
         let mut cells = vec![
-            cell("slow", &[10.0, 11.0, 12.0]),
-            cell("b", &[100.0, 104.0, 98.0]),
-            cell("a", &[102.0, 99.0, 105.0]),
-            cell("fast", &[200.0, 201.0, 199.0]),
-            cell("failed", &[]),
+            cell("slow", &[10.0, 11.0, 12.0], &floor),
+            cell("b", &[100.0, 104.0, 98.0], &floor),
+            cell("a", &[102.0, 99.0, 105.0], &floor),
+            cell("fast", &[200.0, 201.0, 199.0], &floor),
+            cell("failed", &[], &floor),
         ];
         rank(&mut cells);
-        let ranks: Vec<(&str, Option<usize>, bool)> = cells.iter().map(|c| (c.implementation.as_str(), c.rank, c.tied)).collect();
-        assert_eq!(ranks, [("slow", Some(4), false), ("b", Some(2), true), ("a", Some(2), true), ("fast", Some(1), false), ("failed", None, false)]);
+        assert_eq!(places(&cells), [("slow", Some(4), false), ("b", Some(2), true), ("a", Some(2), true), ("fast", Some(1), false), ("failed", None, false)]);
     }
 
     #[test]
-    fn single_repeats_are_never_tied() {
-        let mut cells = vec![cell("a", &[100.0]), cell("b", &[100.0])];
+    fn single_repeats_within_the_floor_are_tied_and_far_apart_ones_ordered() {
+        // The issue's quick run: one repeat each, neighbours 1.1x apart, below this machine's noise.
+        let floor = NoiseFloor::default_floor();
+        let mut cells = vec![cell("go-tcp", &[143_451.0], &floor), cell("rust-threadpool", &[130_000.0], &floor), cell("ruby", &[9_000.0], &floor)];
         rank(&mut cells);
-        assert_eq!((cells[0].rank, cells[1].rank, cells[0].tied), (Some(1), Some(2), false));
+        assert_eq!(places(&cells), [("go-tcp", Some(1), true), ("rust-threadpool", Some(1), true), ("ruby", Some(3), false)]);
+        assert_eq!(cells[0].level.unwrap().basis, crate::stats::interval::Basis::FloorOnly);
     }
 }

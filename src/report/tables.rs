@@ -5,14 +5,14 @@
 //! one implementation. Implementations are the rows of every table, so that
 //! twenty of them make a long table rather than an unreadably wide one.
 
-use super::model::{Cell, Group, KNOWN_NOTE, Model, cores_text};
+use super::model::{BARE_NOTE, Cell, Group, KNOWN_NOTE, Model, cores_text};
 use super::spread::Summary;
 use super::table::{Table, mib, ms, ms_bounded, rate, spread};
 use crate::store::PointRecord;
 
 /// What the marks in a cell mean, said once under each table that has them.
 pub const MARKS: &str = "Median over repeats, ± half their range. ≈: within noise of the best at that core count \
-    (95% bootstrap intervals of the medians overlap). ⚠: the load generator, not the server, was saturated in that many repeats. \
+    (their 95% intervals overlap: the repeats' spread and the noise floor, as At a glance says). ⚠: the load generator, not the server, was saturated in that many repeats. \
     ✗: repeats that could not be measured.";
 
 /// Successful requests per second by core count (thesis Figure 2, Tables 5):
@@ -204,7 +204,14 @@ pub fn points(model: &Model, name: &str) -> Table {
     t
 }
 
-/// `note`, followed by what † means when a measured implementation carries it.
+/// `note`, followed by what ◦ and † mean when a measured implementation carries them.
 pub fn noted(model: &Model, note: &str) -> String {
-    if model.any_known_deviations() { format!("{note} {KNOWN_NOTE}") } else { note.to_string() }
+    let mut note = note.to_string();
+    if model.any_bare() {
+        note = format!("{note} {BARE_NOTE}");
+    }
+    if model.any_known_deviations() {
+        note = format!("{note} {KNOWN_NOTE}");
+    }
+    note
 }

@@ -1,8 +1,8 @@
 //! `concur run`: the sweep. A profile and flags become a plan (`plan`):
 //! implementation × scenario × server cores × load level × repeat. Each
 //! implementation is built and verified once (`prepare`); each point gets a
-//! fresh server pinned to CPUs 0..k-1 and a load generator pinned to the rest
-//! (`point`, `drive`), with the server's process tree sampled alongside
+//! fresh server pinned to k CPUs on physical cores of its own and a load
+//! generator pinned to others (`placement`, `point`, `drive`), with the server's process tree sampled alongside
 //! (`sampler`, `usage`). Every point is written to the results database as
 //! soon as it is taken, so an interrupted run (`interrupt`) keeps what it
 //! finished and `--resume` skips it. With an SLO (`--slo`, the profile's
@@ -15,6 +15,7 @@ mod drive;
 pub mod held;
 mod interrupt;
 mod locust;
+pub mod placement;
 pub mod plan;
 mod point;
 mod prepare;
@@ -27,6 +28,7 @@ pub mod usage;
 
 pub use plan::{Overrides, Plan, PointSpec};
 
+use crate::host::topology::{self, Topology};
 use crate::host::{affinity, env};
 use crate::impls::{self, Implementation};
 use crate::store::{self, ImplStatus, PointRecord, RunInfo, RunStatus, Store};
@@ -42,18 +44,37 @@ pub use crate::host::duration::parse_seconds;
 /// into database `db` (none: the repository's); `resume` continues the
 /// latest unfinished run of the same plan, `dry_run` prints the plan instead.
 pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool, dry_run: bool) -> Result<ExitCode> {
+    if dry_run {
+        let root = impls::find_root(root)?;
+        let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
+        let topology = topology::read(Path::new("/"), &affinity::available());
+        print_plan(&resolve(profile_name, overrides, &root, &implementations, &topology)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let done = execute(root, profile_name, overrides, db, resume)?;
+    finish_message(&done)
+}
+
+/// A sweep that ended, finished or interrupted.
+pub struct Executed {
+    pub store: Store,
+    pub db: std::path::PathBuf,
+    pub run_id: i64,
+    pub status: RunStatus,
+}
+
+/// Plans and measures a profile with `overrides` into `db`: what `concur
+/// run` does before its last message, and what `concur calibrate` measures with.
+pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool) -> Result<Executed> {
     interrupt::mark_children();
     let root = impls::find_root(root)?;
     let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
-    let plan = resolve(profile_name, overrides, &root, &implementations)?;
-    if dry_run {
-        print_plan(&plan);
-        return Ok(ExitCode::SUCCESS);
-    }
+    let topology = topology::read(Path::new("/"), &affinity::available());
+    let plan = resolve(profile_name, overrides, &root, &implementations, &topology)?;
     let (db, store) = store::sweep::open(&root, db)?;
     let _guard = interrupt::Guard::start();
     interrupt::install();
-    let run = open_run(&store, &plan, resume, &root, &implementations)?;
+    let run = open_run(&store, &plan, resume, &root, &implementations, &topology)?;
     interrupt::set_run(db.clone(), run.id);
     let log_dir = store::sweep::log_dir(&db, "run", run.id)?;
     for note in &plan.notes {
@@ -61,14 +82,13 @@ pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Override
     }
     let status = sweep(&store, &run, &plan, &root, &implementations, &log_dir)?;
     store.end_run(run.id, status)?;
-    finish_message(&store, run.id, status, &db)
+    Ok(Executed { store, db, run_id: run.id, status })
 }
 
-fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation]) -> Result<Plan> {
+fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation], topology: &Topology) -> Result<Plan> {
     let profile = profile::load(root, profile_name)?;
     let scenarios = drive::catalog(root)?;
-    let cpus = affinity::available();
-    let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, cpus: &cpus };
+    let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, topology };
     let mut plan = plan::resolve(overrides, &inputs)?;
     locust::check(root, &plan.points)?;
     if plan.points.iter().any(|p| p.locust.is_some())
@@ -84,7 +104,7 @@ fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementatio
 }
 
 /// A new run, or with `--resume` the latest unfinished one with the same plan.
-fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementations: &[Implementation]) -> Result<RunInfo> {
+fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementations: &[Implementation], topology: &Topology) -> Result<RunInfo> {
     if resume {
         if let Some(run) = store.resumable_run(&plan.key())? {
             let done = store.point_keys(run.id)?.len();
@@ -95,7 +115,8 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
         println!("nothing to resume in {} for this plan: starting a new run", store.path().display());
     }
     let asked: Vec<&Implementation> = implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())).collect();
-    let environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
+    let mut environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
+    environment.topology = Some(placement::record(topology, &plan.cores));
     let mut run = RunInfo::starting(plan.profile.clone(), plan.key(), serde_json::to_value(plan)?, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("run {}: profile {}, {} points, into {}", run.id, plan.profile, plan.points.len(), store.path().display());
@@ -177,7 +198,8 @@ fn result_line(p: &PointRecord) -> String {
     )
 }
 
-fn finish_message(store: &Store, run_id: i64, status: RunStatus, db: &Path) -> Result<ExitCode> {
+fn finish_message(done: &Executed) -> Result<ExitCode> {
+    let (store, run_id, status, db) = (&done.store, done.run_id, done.status, &done.db);
     let data = store.load_run(run_id)?;
     let failed: Vec<&str> = data.implementations.iter().filter(|i| i.status == ImplStatus::Failed).map(|i| i.name.as_str()).collect();
     println!("\nrun {run_id} {}: {} points in {}", status.as_str(), data.points.len(), db.display());

@@ -1,10 +1,12 @@
 //! The resolved plan of a run: the profile and the flags turned into an
 //! ordered list of points, each with every number it needs spelled out.
 //! Resolution does no I/O of its own (the caller passes the
-//! implementations, the scenarios' defaults and the CPUs), so it is tested
+//! implementations, the scenarios' defaults and the CPU topology), so it is tested
 //! directly, and a bad flag fails here, before anything starts.
 
+use super::placement::{self, split_cpus};
 use super::profile::{Load, Profile};
+use crate::host::topology::Topology;
 use crate::impls::{Availability, Implementation};
 use crate::store::Generator;
 use anyhow::{Result, bail};
@@ -80,8 +82,8 @@ pub struct Inputs<'a> {
     pub implementations: &'a [Implementation],
     /// Every scenario available, in the order runs take them.
     pub scenarios: &'a [ScenarioInfo],
-    /// CPUs this process may use.
-    pub cpus: &'a [usize],
+    /// The CPUs this process may use, as physical cores and NUMA nodes.
+    pub topology: &'a Topology,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,7 +118,7 @@ pub struct PointSpec {
     pub cores: u32,
     pub server_cpus: Vec<usize>,
     pub generator_cpus: Vec<usize>,
-    /// The generator runs on the server's CPUs: too few CPUs for both.
+    /// The generator shares physical cores with the server: too few for both (`host::topology`).
     pub shared: bool,
     /// `c=50`, `c=2/core`, `R=1000`; followed by ` close` when `keepalive` is off.
     pub level: String,
@@ -229,15 +231,21 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     let mut notes = Vec::new();
     let implementations = pick_implementations(args, inputs, &mut notes)?;
     let scenarios = pick_scenarios(args, inputs)?;
-    let cores = pick_cores(args, profile, inputs.cpus, &mut notes)?;
+    let cores = pick_cores(args, profile, &inputs.topology.cpus(), &mut notes)?;
     let generators = distinct(if args.generators.is_empty() { profile.generator.clone() } else { args.generators.clone() });
     let generators = if generators.is_empty() { vec![Generator::ConcurLoad] } else { generators };
     let mut points = Vec::new();
+    let available: Vec<&(String, bool)> = implementations.iter().filter(|i| i.1).collect();
     for r in 1..=repeat {
+        // Each repeat starts one implementation further along (A B C, B C A,
+        // C A B): drift within a repeat falls on every position in turn, not
+        // always on the same implementation's.
+        let mut order = available.clone();
+        order.rotate_left((r as usize - 1) % available.len().max(1));
         for scenario in &scenarios {
             let load = settings_for(args, profile, scenario)?;
             for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
-                let (server_cpus, generator_cpus, shared) = split_cpus(inputs.cpus, k);
+                let (server_cpus, generator_cpus, shared) = split_cpus(inputs.topology, k);
                 let mut combos: Vec<(Level, bool, Generator)> = Vec::new();
                 for &level in &load.levels {
                     for &keepalive in &load.keepalive {
@@ -247,7 +255,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                 for (level, keepalive, generator) in combos {
                     let (label, key_part) = level_names(level, keepalive, generator);
                     let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
-                    for imp in implementations.iter().filter(|i| i.1) {
+                    for imp in &order {
                         let (connections, rate) = match level {
                             Level::Connections(c) => (c, None),
                             Level::PerCore(c) => (c * k, None),
@@ -291,13 +299,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     };
     let searches = super::capacity::searches(args, inputs, &scenarios, &cores, &implementations, settings_of)?;
     let held = super::held::searches(args, inputs, &cores, &implementations, |s| Ok(settings_for(args, profile, s)?.env))?;
-    if let Some(&k) = cores.iter().find(|&&k| split_cpus(inputs.cpus, k).2) {
-        notes.push(format!(
-            "with {k} server core(s) on this {}-CPU machine the load generator shares the server's CPUs; \
-             its CPU use is recorded and points it limited are flagged",
-            inputs.cpus.len()
-        ));
-    }
+    notes.extend(placement::notes(inputs.topology, &cores, &points));
     if points.iter().any(|p| !p.keepalive) {
         notes.push("points whose level says `close` send every request on a new connection with `Connection: close` (keepalive = false); \
              the others reuse their connections"
@@ -426,15 +428,6 @@ fn warmup_for(load: &Resolved, imp: Option<&Implementation>) -> (f64, f64) {
 /// The longest warm-up when neither the profile nor the flags set one: the
 /// slowest JVM entry here needed about 25 s to settle (bench/RESULTS.md).
 pub const DEFAULT_WARMUP_MAX_S: f64 = 30.0;
-
-/// Server CPUs 0..k-1 of the available ones, the generator gets the rest
-/// (or shares the server's when none are left).
-pub fn split_cpus(cpus: &[usize], k: u32) -> (Vec<usize>, Vec<usize>, bool) {
-    let k = (k as usize).min(cpus.len());
-    let server = cpus[..k].to_vec();
-    let rest = cpus[k..].to_vec();
-    if rest.is_empty() { (server.clone(), server, true) } else { (server, rest, false) }
-}
 
 struct Resolved {
     levels: Vec<Level>,

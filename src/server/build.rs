@@ -1,7 +1,6 @@
 //! Building an implementation with its manifest's `[build]` command, skipped
 //! when every declared output is newer than every declared source.
 
-use super::group;
 use crate::impls::Implementation;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -37,9 +36,9 @@ pub fn build(imp: &Implementation, out: &BuildOutput) -> Result<Built> {
         let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         cmd.stdout(file.try_clone()?).stderr(file);
     }
-    let mut child = group::spawn_registered(&mut cmd).with_context(|| format!("running the build of {}", imp.name()))?;
+    let mut child = crate::host::groups::spawn_registered(&mut cmd).with_context(|| format!("running the build of {}", imp.name()))?;
     let status = child.wait();
-    group::unregister(child.id() as i32);
+    crate::host::groups::unregister(child.id() as i32);
     let status = status.with_context(|| format!("waiting for the build of {}", imp.name()))?;
     if !status.success() {
         let log = match out {

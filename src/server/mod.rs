@@ -9,15 +9,16 @@
 
 mod build;
 mod build_all;
-mod group;
 mod lanes;
 mod suite;
 
 pub use build::{BuildOutput, Built, build, run_shell};
 pub use build_all::build_command;
-pub use group::{install_interrupt_handler, stop_registered};
+pub use crate::host::groups::{install_interrupt_handler, stop_registered};
+pub use crate::host::net::free_port;
 pub use suite::test_command;
 
+use crate::host::groups;
 use crate::impls::{self, Availability, Implementation};
 use anyhow::{Context, Result, bail};
 use std::io::{Read, Write};
@@ -56,12 +57,6 @@ pub fn spec_env(root: &Path) -> Vec<(String, String)> {
     let page = root.join("spec/static/hello.html");
     let page = page.canonicalize().unwrap_or(page);
     vec![("CONCUR_PAGE_FILE".into(), page.display().to_string())]
-}
-
-/// Asks the OS for a free loopback port.
-pub fn free_port() -> Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").context("binding a loopback port")?;
-    Ok(listener.local_addr()?.port())
 }
 
 impl Server {
@@ -103,7 +98,7 @@ impl Server {
             unsafe { cmd.pre_exec(move || crate::host::affinity::pin(&cpus)) };
         }
         // Refused once a signal has come, under the lock the Ctrl-C handler takes.
-        let child = group::spawn_registered(&mut cmd).with_context(|| format!("starting {}: {}", imp.name(), m.start.command))?;
+        let child = groups::spawn_registered(&mut cmd).with_context(|| format!("starting {}: {}", imp.name(), m.start.command))?;
         let addr = SocketAddr::from(([127, 0, 0, 1], launch.port));
         Ok(Server { child, addr, log: launch.log.clone() })
     }
@@ -139,7 +134,7 @@ impl Server {
     pub fn stop(&mut self, grace: Duration) {
         crate::host::groups::stop(self.pgid(), grace);
         let _ = self.child.wait();
-        group::unregister(self.pgid());
+        groups::unregister(self.pgid());
     }
 
     /// The last lines of the server's log, for error messages.
@@ -154,7 +149,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if self.is_running() || group::is_registered(self.pgid()) {
+        if self.is_running() || groups::is_registered(self.pgid()) {
             self.stop(Duration::from_secs(3));
         }
     }
@@ -180,7 +175,15 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
     }
     install_interrupt_handler();
     build(imp, &BuildOutput::Inherit)?;
-    let launch = Launch { port, cores, env: vec![], cpus: None, log: None, netns: None };
+    // Kept until the server ends; a CONCUR_DB_URL of the caller's is passed on as it is.
+    let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
+    let mut env = vec![];
+    if imp.manifest.database_routes && std::env::var_os("CONCUR_DB_URL").is_none() {
+        let cluster = database.get().map_err(anyhow::Error::msg)?;
+        env = crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS);
+        eprintln!("concur: {} gets CONCUR_DB_URL={}", imp.name(), cluster.url());
+    }
+    let launch = Launch { port, cores, env, cpus: None, log: None, netns: None };
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
     eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, cores);
@@ -193,7 +196,7 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
     }
     let status = status?;
     crate::host::groups::stop(server.pgid(), Duration::from_secs(3));
-    group::unregister(server.pgid());
+    groups::unregister(server.pgid());
     eprintln!("concur: {} exited ({status})", imp.name());
     Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -1,5 +1,7 @@
 //! `concur test`: each implementation's own test suite (its manifest's
 //! `[test]` command), run after the same build every other command uses.
+//! One that serves the database routes gets a database, as its server would
+//! (CONCUR_DB_URL and the rest of SPEC §8.2, one cluster for all of them).
 
 use super::build::{BuildOutput, build, run_shell};
 use crate::impls::{self, Availability};
@@ -13,6 +15,7 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
     let root = impls::find_root(root)?;
     let chosen = impls::select_any_kind(&impls::discover(&root)?, names)?;
     super::install_interrupt_handler();
+    let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
     let mut failed = Vec::new();
     for imp in &chosen {
         let Some(test) = &imp.manifest.test else {
@@ -24,7 +27,10 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
             continue;
         }
         println!("== {}: {}", imp.qualified_name(), test.command);
-        let ok = build(imp, &BuildOutput::Inherit).and_then(|_| run_shell(&imp.dir, &test.command, &super::spec_env(&root)));
+        let ok = test_env(imp, &root, &mut database).and_then(|env| {
+            build(imp, &BuildOutput::Inherit)?;
+            run_shell(&imp.dir, &test.command, &env)
+        });
         if let Err(e) = ok {
             println!("{}: FAILED: {e:#}", imp.name());
             failed.push(imp.name().to_string());
@@ -36,4 +42,14 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
         println!("implementation tests failed: {}", failed.join(", "));
         Ok(ExitCode::FAILURE)
     }
+}
+
+/// The environment of `imp`'s tests: the spec's, and the database's when it serves the database routes.
+fn test_env(imp: &impls::Implementation, root: &Path, database: &mut crate::db::OnDemand) -> Result<Vec<(String, String)>> {
+    let mut env = super::spec_env(root);
+    if imp.manifest.database_routes {
+        let cluster = database.get().map_err(anyhow::Error::msg)?;
+        env.extend(crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS));
+    }
+    Ok(env)
 }

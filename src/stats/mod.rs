@@ -1,15 +1,21 @@
-//! Statistics of a load run, kept so that runs merge exactly: latency
-//! histograms (HDR, microseconds, 3 significant digits) that serialize to the
-//! standard compressed V2 form, error counts by kind, and a per-second
-//! timeline, and percentiles that count the requests a run left unanswered
-//! (`censored`). The load generator records into these types on its hot path and
-//! merges them after its workers join; `concur merge` merges them across
-//! processes and machines from the JSON the generator writes.
+//! Statistics, of two kinds. Of a load run, kept so that runs merge
+//! exactly: latency histograms (HDR, microseconds, 3 significant digits)
+//! that serialize to the standard compressed V2 form, error counts by kind,
+//! a per-second timeline, and percentiles that count the requests a run left
+//! unanswered (`censored`); the load generator records into these types on
+//! its hot path and merges them after its workers join; `concur merge`
+//! merges them across processes and machines from the JSON the generator
+//! writes. And of verdicts over runs: intervals from few repeats
+//! (`interval`), the machine's noise floor (`noise`), and what they allow
+//! one to say (`verdict`), used alike by `concur compare` and the report.
 
 mod censored;
 mod errors;
 mod histogram;
+pub mod interval;
+pub mod noise;
 mod timeline;
+pub mod verdict;
 
 pub use censored::{Estimate, PERCENTILES, quantiles};
 pub use errors::{ErrorCounts, ErrorKind};

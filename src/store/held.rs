@@ -14,7 +14,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 
-/// Migration V8.
+/// Migration V10.
 pub const MIGRATION: &str = "
 CREATE TABLE held_searches (
     id             INTEGER PRIMARY KEY,
@@ -315,13 +315,13 @@ mod tests {
     use crate::store::{RunInfo, Store};
 
     #[test]
-    fn a_version_7_database_opens_with_its_runs_and_no_held_search() {
+    fn a_version_9_database_opens_with_its_runs_and_no_held_search() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.db");
         let run = RunInfo::starting("quick".into(), "k".into(), serde_json::json!({}), Default::default(), vec![]);
         let run_id = Store::open(&path).unwrap().insert_run(&run).unwrap();
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch("DROP TABLE held_steps; DROP TABLE held_searches; PRAGMA user_version = 7;").unwrap();
+        conn.execute_batch("DROP TABLE held_steps; DROP TABLE held_searches; PRAGMA user_version = 9;").unwrap();
         drop(conn);
         let store = Store::open_existing(&path).unwrap();
         let version: i64 = store.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();

@@ -7,6 +7,7 @@
 pub mod capacity;
 pub mod held;
 pub mod micro;
+pub mod noise;
 mod points;
 mod schema;
 pub mod sweep;
@@ -66,8 +67,8 @@ impl Store {
         let env = &run.environment;
         self.conn.execute(
             "INSERT INTO runs (started_at, finished_at, status, profile, plan_key, plan, concur_version, git_commit, git_dirty,
-                               cpu_model, logical_cpus, kernel, os, memory_bytes, toolchains, notes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                               cpu_model, logical_cpus, kernel, os, memory_bytes, toolchains, notes, topology)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
             params![
                 run.started_at,
                 run.finished_at,
@@ -85,6 +86,7 @@ impl Store {
                 env.memory_bytes as i64,
                 serde_json::to_string(&env.toolchains)?,
                 serde_json::to_string(&run.notes)?,
+                env.topology.as_ref().map(serde_json::to_string).transpose()?,
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -144,9 +146,10 @@ impl Store {
         Ok(self.conn.prepare(sql)?.query_map([generator.as_str()], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The newest run that holds at least one point, else the newest run.
+    /// The newest run that holds at least one point, calibrations
+    /// (`concur calibrate`'s A/A rounds) aside, else the newest run.
     pub fn latest_run_id(&self) -> Result<Option<i64>> {
-        let with_points = "SELECT max(run_id) FROM points";
+        let with_points = "SELECT max(run_id) FROM points WHERE run_id NOT IN (SELECT id FROM runs WHERE profile = 'calibrate')";
         let any = "SELECT max(id) FROM runs";
         let id: Option<i64> = self.conn.query_row(with_points, [], |r| r.get(0))?;
         Ok(match id {
@@ -192,6 +195,7 @@ fn run_from_row(r: &rusqlite::Row) -> rusqlite::Result<RunInfo> {
     let plan: String = r.get("plan")?;
     let toolchains: String = r.get("toolchains")?;
     let notes: String = r.get("notes")?;
+    let topology: Option<String> = r.get("topology")?;
     Ok(RunInfo {
         id: r.get("id")?,
         started_at: r.get("started_at")?,
@@ -210,6 +214,7 @@ fn run_from_row(r: &rusqlite::Row) -> rusqlite::Result<RunInfo> {
             os: r.get("os")?,
             memory_bytes: r.get::<_, i64>("memory_bytes")? as u64,
             toolchains: serde_json::from_str(&toolchains).map_err(json_err)?,
+            topology: topology.map(|t| serde_json::from_str(&t)).transpose().map_err(json_err)?,
         },
         notes: serde_json::from_str(&notes).map_err(json_err)?,
     })

@@ -146,9 +146,14 @@ mod tests {
             profile: "quick".into(),
             plan_key: "abc".into(),
             plan: serde_json::json!({"points": 2}),
-            environment: Environment { cpu_model: "Test CPU".into(), logical_cpus: 2, ..Default::default() },
+            environment: Environment { cpu_model: "Test CPU".into(), logical_cpus: 2, topology: Some(topology()), ..Default::default() },
             notes: vec!["cores 4 skipped".into()],
         }
+    }
+
+    fn topology() -> crate::host::topology::Record {
+        let placement = crate::host::topology::Placement { server: vec![0, 48], generator: vec![1, 49], database: vec![2], server_nodes: vec![0], ..Default::default() };
+        crate::host::topology::Record { source: "sysfs".into(), threads_per_core: 2, physical_cores: 48, numa_nodes: 8, placements: vec![placement] }
     }
 
     fn point(key: &str) -> PointRecord {

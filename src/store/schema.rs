@@ -12,7 +12,8 @@ pub const APPLICATION_ID: i32 = 0x636f_6e63;
 
 /// Migration N (1-based) brings a file from version N-1 to N. Never edit one
 /// that has shipped: add the next.
-pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6, V7, super::held::MIGRATION];
+pub const MIGRATIONS: &[&str] =
+    &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6, V7, super::noise::MIGRATION, TOPOLOGY, super::held::MIGRATION];
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -120,6 +121,10 @@ ALTER TABLE capacity_steps ADD COLUMN lat_unfinished INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE capacity_steps ADD COLUMN lat_lower_bounds TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE capacity_steps ADD COLUMN unfinished_max_us INTEGER NOT NULL DEFAULT 0;
 ";
+/// The CPU topology a run placed its processes on (`host::topology::Record` as
+/// JSON: threads per core, physical cores, NUMA nodes, each core count's CPUs
+/// per role); NULL for older runs.
+const TOPOLOGY: &str = "ALTER TABLE runs ADD COLUMN topology TEXT;";
 
 /// Brings the database at `path` up to the last of `migrations`.
 pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {
@@ -208,6 +213,18 @@ mod tests {
         assert_eq!((points[0].generator.kind, points[0].generator.version.as_str()), (super::super::Generator::ConcurLoad, ""));
         let v: i64 = open(&path).query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(v, MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn a_database_from_before_the_topology_column_opens_and_its_runs_have_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v6.db");
+        let mut conn = open(&path);
+        migrate(&mut conn, &path, &MIGRATIONS[..6]).unwrap();
+        conn.execute_batch("INSERT INTO runs VALUES (1, 't', NULL, 'finished', 'quick', 'k', '{}', 'v', 'c', 0, 'cpu', 2, 'k', 'os', 1, '{}', '[]');").unwrap();
+        drop(conn);
+        let run = super::super::Store::open_existing(&path).unwrap().run(1).unwrap();
+        assert_eq!((run.environment.logical_cpus, run.environment.topology), (2, None));
     }
 
     #[test]

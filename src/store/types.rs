@@ -68,6 +68,10 @@ pub struct Environment {
     pub memory_bytes: u64,
     /// Implementation name → first line of its manifest's `version` command.
     pub toolchains: BTreeMap<String, String>,
+    /// The CPUs' physical cores and NUMA nodes, and which went to the server and the generator
+    /// at each core count (`concur run`'s; none for older runs and for `concur micro`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<crate::host::topology::Record>,
 }
 
 /// How an implementation fared before any point was measured.
@@ -177,7 +181,7 @@ pub struct ServerUsage {
 pub struct GeneratorUsage {
     /// CPUs the generator was pinned to.
     pub cpus: Vec<usize>,
-    /// The generator shared CPUs with the server (too few cores for both).
+    /// The generator shared physical cores with the server (too few for both).
     pub shared: bool,
     pub cpu_seconds: f64,
     /// `cpu_seconds / (duration × cpus)`.
@@ -239,7 +243,7 @@ pub struct PointRecord {
     pub key: String,
     pub implementation: String,
     pub scenario: String,
-    /// Server cores (`CONCUR_CORES`, and the CPUs 0..cores-1 it was pinned to).
+    /// Server cores (`CONCUR_CORES`, and as many CPUs it was pinned to: `RunInfo`'s topology says which).
     pub cores: u32,
     /// Concurrent connections (closed loop), or the open loop's connection cap.
     pub connections: u32,
@@ -323,6 +327,13 @@ impl PointRecord {
     /// Successful responses per second of measurement.
     pub fn throughput(&self) -> f64 {
         if self.duration_s > 0.0 { self.successes as f64 / self.duration_s } else { 0.0 }
+    }
+
+    /// Successful responses of each whole second of the measurement (a
+    /// last, partial second left out): what one repeat's spread is read from.
+    pub fn full_seconds(&self) -> Vec<f64> {
+        let whole = (self.duration_s + 1e-6).floor() as usize;
+        self.timeline.iter().take(whole).map(|s| s.requests as f64).collect()
     }
 }
 

@@ -5,14 +5,20 @@
 //! fail per check with what to fix. A failure the manifest declares in
 //! `[known_failures]` (a limit of the runtime) is reported as `known`, with
 //! its reason, and does not fail the implementation.
+//!
+//! An implementation whose manifest says it serves the database routes
+//! (SPEC §8) gets a database: one cluster per `concur verify`, started for
+//! the first such implementation and shared by the rest, whose URL the
+//! server is given; the checks of §8 run only then.
 
 pub mod checks;
 pub mod client;
 
+use crate::db::Cluster;
 use crate::impls::{self, Availability, Implementation};
 use crate::server::{self, BuildOutput, Launch, Server};
 use anyhow::{Context, Result, bail};
-pub use checks::{Outcome, Settings, Status};
+pub use checks::{DbSettings, Outcome, Settings, Status};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -24,6 +30,49 @@ use std::time::{Duration, Instant};
 pub const PAGE_DELAY_MS: u64 = 600;
 pub const LONGPOLL_MS: u64 = 2000;
 pub const PAGE_EVERY: u64 = 10;
+/// The database settings it starts servers with (SPEC §8.5): not §8.2's
+/// defaults, so that a server which ignores them is seen. The pool is
+/// raised to the core count, so that each process of a multi-process
+/// server has a connection of its own.
+pub const DB_POOL: u32 = 6;
+pub const DB_SLOW_MS: u64 = 50;
+
+fn db_pool(cores: u32) -> u32 {
+    DB_POOL.max(cores)
+}
+
+/// Whether the database routes (SPEC §8) of an implementation were checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DatabaseRoutes {
+    /// Its manifest says it serves them, and their checks ran.
+    Checked,
+    /// Its manifest does not say it serves them: not a failure while they
+    /// come to every implementation (spec/MANIFEST.md, `database_routes`).
+    NotServed,
+    /// It serves them, but this verification had no database to give it
+    /// (`--url` without CONCUR_DB_URL, `concur run`).
+    NotChecked,
+}
+
+impl DatabaseRoutes {
+    fn of(serves: bool, has_database: bool) -> DatabaseRoutes {
+        match (serves, has_database) {
+            (false, _) => DatabaseRoutes::NotServed,
+            (true, true) => DatabaseRoutes::Checked,
+            (true, false) => DatabaseRoutes::NotChecked,
+        }
+    }
+
+    /// What the summary adds after the counts.
+    fn note(self) -> &'static str {
+        match self {
+            DatabaseRoutes::Checked => "",
+            DatabaseRoutes::NotServed => ", database routes not served",
+            DatabaseRoutes::NotChecked => ", database routes not checked (no database)",
+        }
+    }
+}
 
 /// The verification of one implementation at one core count.
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +82,7 @@ pub struct Report {
     /// Set when it could not be checked at all (build or start failed, toolchain missing).
     pub error: Option<String>,
     pub skipped: bool,
+    pub database: DatabaseRoutes,
     pub outcomes: Vec<Outcome>,
 }
 
@@ -55,9 +105,15 @@ pub type KnownFailures = BTreeMap<String, String>;
 /// Runs the checks (all, or those whose id contains one of the comma-separated parts of `only`) against a server at `addr`;
 /// a failure of a check in `known` becomes [`Status::Known`] with the declared reason.
 /// `alive` is asked between checks; once it says no, the rest fail with that reason.
+/// The checks of SPEC §8 run only when `settings` has a database.
 pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, known: &KnownFailures, mut alive: impl FnMut() -> Result<(), String>, mut on_outcome: impl FnMut(&Outcome)) -> Vec<Outcome> {
+    let with_database = settings.db.is_some();
     let ctx = checks::Ctx::new(addr, settings);
-    let chosen: Vec<checks::Check> = checks::all().into_iter().filter(|c| only.is_none_or(|o| o.split(',').any(|part| c.id.contains(part.trim())))).collect();
+    let chosen: Vec<checks::Check> = checks::all()
+        .into_iter()
+        .filter(|c| with_database || !checks::needs_database(c.id))
+        .filter(|c| only.is_none_or(|o| o.split(',').any(|part| c.id.contains(part.trim()))))
+        .collect();
     let run = |check: &checks::Check| {
         let started = Instant::now();
         let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (check.run)(&ctx))).unwrap_or_else(|_| Err("the check itself panicked; this is a bug in concur".into()));
@@ -95,9 +151,12 @@ pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, know
     })
 }
 
-/// Builds, starts, checks and stops one implementation at `cores`.
-pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
-    let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, outcomes: vec![] };
+/// Builds, starts, checks and stops one implementation at `cores`; an
+/// implementation serving the database routes is given `database`, when there is one.
+pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
+    let database = database.filter(|_| imp.manifest.database_routes);
+    let routes = DatabaseRoutes::of(imp.manifest.database_routes, database.is_some());
+    let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, database: routes, outcomes: vec![] };
     let tmp = std::env::temp_dir();
     // Named for this process and call: two verifications of same-named implementations at once
     // (the test suite's fakes) must not write, or truncate, each other's logs.
@@ -108,7 +167,7 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, only: Option<&
         report.error = Some(format!("{e:#}"));
         return report;
     }
-    let started = start_for_checks(imp, root, cores, &tmp.join(format!("concur-verify-{}-{cores}-{tag}.log", imp.name())));
+    let started = start_for_checks(imp, root, cores, database, &tmp.join(format!("concur-verify-{}-{cores}-{tag}.log", imp.name())));
     let mut server = match started {
         Ok(s) => s,
         Err(e) => {
@@ -116,7 +175,8 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, only: Option<&
             return report;
         }
     };
-    let settings = settings_for(root, cores, Some(server.pgid()));
+    let db = database.map(|c| DbSettings { admin_url: c.admin_url(), pool: db_pool(cores), slow_ms: DB_SLOW_MS });
+    let settings = settings_for(root, cores, Some(server.pgid()), db);
     let addr = server.addr;
     let known = &imp.manifest.known_failures;
     let outcomes = run_checks(addr, settings, only, known, || if server.is_running() { Ok(()) } else { Err(format!("the server exited during verification{}", server.log_tail())) }, &mut on_outcome);
@@ -125,9 +185,12 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, only: Option<&
     report
 }
 
-fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, log: &Path) -> Result<Server> {
+fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, log: &Path) -> Result<Server> {
     let port = server::free_port()?;
-    let env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
+    let mut env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
+    if let Some(cluster) = database {
+        env.extend(crate::db::server_env(&cluster.url(), db_pool(cores), DB_SLOW_MS));
+    }
     let launch = Launch { port, cores, env, cpus: None, log: Some(log.to_path_buf()), netns: None };
     let mut server = Server::start(imp, root, &launch)?;
     server.wait_ready(Duration::from_secs(90))?;
@@ -135,9 +198,9 @@ fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, log: &Path) -
 }
 
 /// The settings a server started by `verify` runs with.
-pub fn settings_for(root: &Path, cores: u32, pgid: Option<i32>) -> Settings {
+pub fn settings_for(root: &Path, cores: u32, pgid: Option<i32>, db: Option<DbSettings>) -> Settings {
     let page_bytes = std::fs::read(root.join("spec/static/hello.html")).unwrap_or_default();
-    Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid }
+    Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid, db }
 }
 
 /// `concur verify --list-checks`.
@@ -158,19 +221,29 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
     server::install_interrupt_handler();
     let all = impls::discover(&root)?;
     let chosen = impls::select(&all, "http", names)?;
+    let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
     let mut reports = Vec::new();
     for imp in &chosen {
+        let routes = DatabaseRoutes::of(imp.manifest.database_routes, false);
         if let Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
             let named = !names.is_empty();
-            reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, outcomes: vec![] });
+            reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, database: routes, outcomes: vec![] });
             continue;
         }
+        let cluster = if imp.manifest.database_routes { Some(database.get()) } else { None };
         for &cores in cores {
             println!("== {} (CONCUR_CORES={cores})", imp.name());
-            let report = verify_impl(imp, &root, cores, only, print_outcome);
+            let report = match &cluster {
+                Some(Err(e)) => Report { name: imp.name().into(), cores, error: Some(e.clone()), skipped: false, database: routes, outcomes: vec![] },
+                Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), only, print_outcome),
+                None => verify_impl(imp, &root, cores, None, only, print_outcome),
+            };
             if let Some(e) = &report.error {
                 println!("  FAIL  {e}");
+            }
+            if report.database == DatabaseRoutes::NotServed {
+                println!("  database routes (SPEC §8): not served, not checked (no database_routes in its concur.toml)");
             }
             reports.push(report);
         }
@@ -178,20 +251,37 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
     finish(&reports, json)
 }
 
+/// The database a server started by hand was given (its CONCUR_DB_* variables).
+#[derive(Debug, Clone)]
+pub struct ServerDb {
+    /// Its CONCUR_DB_URL: a cluster of concur's own (`concur db`), whose admin login the checks use.
+    pub url: String,
+    pub pool: u32,
+    pub slow_ms: u64,
+}
+
 /// `concur verify --url`: a server already running at `url`, started with `CONCUR_CORES=cores`;
-/// `name`, when given, is the implementation it runs, whose `[known_failures]` apply.
-pub fn verify_url_command(root: Option<&Path>, name: Option<&str>, url: &str, cores: u32, only: Option<&str>, json: Option<&Path>) -> Result<ExitCode> {
+/// `name`, when given, is the implementation it runs, whose `[known_failures]` apply and whose
+/// manifest says whether it serves the database routes (checked when `db` says where its database is).
+pub fn verify_url_command(root: Option<&Path>, name: Option<&str>, url: &str, cores: u32, db: Option<&ServerDb>, only: Option<&str>, json: Option<&Path>) -> Result<ExitCode> {
     let root = impls::find_root(root)?;
     let addr = parse_url(url)?;
-    let known = match name {
-        Some(name) => impls::select(&impls::discover(&root)?, "http", &[name.to_string()])?.remove(0).manifest.known_failures,
-        None => KnownFailures::new(),
+    let manifest = match name {
+        Some(name) => Some(impls::select(&impls::discover(&root)?, "http", &[name.to_string()])?.remove(0).manifest),
+        None => None,
     };
-    let mut settings = settings_for(&root, cores, None);
+    let serves = manifest.as_ref().is_none_or(|m| m.database_routes);
+    let db = match db.filter(|_| serves) {
+        Some(db) => Some(DbSettings { admin_url: crate::db::admin_url_for(&db.url)?, pool: db.pool, slow_ms: db.slow_ms }),
+        None => None,
+    };
+    let routes = DatabaseRoutes::of(serves, db.is_some());
+    let mut settings = settings_for(&root, cores, None, db);
     settings.processes = cores;
     println!("== {url}{}", name.map_or(String::new(), |n| format!(" (as {n})")));
+    let known = manifest.map(|m| m.known_failures).unwrap_or_default();
     let outcomes = run_checks(addr, settings, only, &known, || Ok(()), print_outcome);
-    let report = Report { name: url.to_string(), cores, error: None, skipped: false, outcomes };
+    let report = Report { name: url.to_string(), cores, error: None, skipped: false, database: routes, outcomes };
     finish(&[report], json)
 }
 
@@ -242,7 +332,7 @@ fn finish(reports: &[Report], json: Option<&Path>) -> Result<ExitCode> {
         } else {
             let known = r.count(Status::Known);
             let known = if known > 0 { format!(", {known} known") } else { String::new() };
-            format!("{} pass, {} warn, {} fail{known}", r.count(Status::Pass), r.count(Status::Warn), r.count(Status::Fail))
+            format!("{} pass, {} warn, {} fail{known}{}", r.count(Status::Pass), r.count(Status::Warn), r.count(Status::Fail), r.database.note())
         };
         println!("  {:<16} cores={:<3} {state}", r.name, r.cores);
     }

@@ -7,6 +7,7 @@
 
 #![allow(dead_code)]
 
+use concur::host::topology;
 use concur::impls::{Manifest, manifest};
 use concur::stats::{Latencies, LatencyStats};
 use concur::store::*;
@@ -71,6 +72,17 @@ fn run() -> RunInfo {
             os: "Debian GNU/Linux 12 (bookworm)".into(),
             memory_bytes: 8 << 30,
             toolchains: [("alpha".to_string(), "alpha 1.0".to_string())].into(),
+            // As `concur run` records this 2-CPU machine (no SMT, one node) for cores 1 and 2.
+            topology: Some(topology::Record {
+                source: "sysfs".into(),
+                threads_per_core: 1,
+                physical_cores: 2,
+                numa_nodes: 1,
+                placements: vec![
+                    topology::Placement { server: vec![0], generator: vec![1], server_nodes: vec![0], generator_nodes: vec![0], ..Default::default() },
+                    topology::Placement { server: vec![0, 1], generator: vec![0, 1], shared: true, server_nodes: vec![0], generator_nodes: vec![0], ..Default::default() },
+                ],
+            }),
         },
         notes: vec!["with 2 server core(s) on this 2-CPU machine the load generator shares the server's CPUs".into()],
     }
@@ -389,4 +401,33 @@ fn twenty_points() -> Vec<PointRecord> {
         }
     }
     out
+}
+
+/// Adds a calibration of run 1's machine (a run of profile `calibrate`,
+/// without points, and its floor row): σ of one measurement `sigma` for
+/// throughput and twice that for p99, half of each a run's drift. Returns
+/// the calibration's run id.
+pub fn write_calibration(path: &Path, sigma: f64) -> i64 {
+    let store = Store::open(path).unwrap();
+    let mut info = store.run(1).unwrap();
+    info.id = 0;
+    info.profile = concur::store::noise::CALIBRATION_PROFILE.into();
+    let id = store.insert_run(&info).unwrap();
+    let record = concur::store::noise::FloorRecord {
+        run_id: id,
+        measured_at: "2025-03-01T09:00:00Z".into(),
+        finished: true,
+        rounds_planned: 6,
+        rounds_measured: 6,
+        measurements: 36,
+        throughput_sigma: sigma,
+        throughput_drift: sigma / 2.0,
+        p99_sigma: 2.0 * sigma,
+        p99_drift: sigma,
+        df: 30,
+        load_avg: "0.5 0.5 0.5 → 0.6 0.5 0.5".into(),
+        detail: serde_json::json!({}),
+    };
+    store.insert_floor(&record).unwrap();
+    id
 }

@@ -25,6 +25,9 @@ type config struct {
 	pageDelayEvery int64         // CONCUR_PAGE_DELAY_EVERY: every Nth /page is delayed
 	pageDelay      time.Duration // CONCUR_PAGE_DELAY_MS
 	longPoll       time.Duration // CONCUR_LONGPOLL_MS
+	dbURL          string        // CONCUR_DB_URL; "" leaves the database routes answering 503
+	dbPool         int           // CONCUR_DB_POOL: the most connections the pool opens
+	dbSlow         time.Duration // CONCUR_DB_SLOW_MS: how long /slowdb's query takes
 }
 
 // loadConfig reads the settings through getenv (os.Getenv in main, a map in
@@ -58,6 +61,17 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
+	dbPool, err := intEnv(getenv, "CONCUR_DB_POOL", 16, 1, math.MaxInt32)
+	if err != nil {
+		return config{}, err
+	}
+	slowMS, err := intEnv(getenv, "CONCUR_DB_SLOW_MS", 20, 0, math.MaxInt32)
+	if err != nil {
+		return config{}, err
+	}
+	cfg.dbURL = getenv("CONCUR_DB_URL")
+	cfg.dbPool = dbPool
+	cfg.dbSlow = time.Duration(slowMS) * time.Millisecond
 	cfg.bcryptCost = cost
 	cfg.pageDelayEvery = int64(every)
 	cfg.pageDelay = time.Duration(delayMS) * time.Millisecond

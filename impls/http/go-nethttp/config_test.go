@@ -22,6 +22,8 @@ func TestConfigDefaults(t *testing.T) {
 		pageDelayEvery: 10,
 		pageDelay:      2 * time.Second,
 		longPoll:       5 * time.Second,
+		dbPool:         16,
+		dbSlow:         20 * time.Millisecond,
 	}
 	if cfg != want {
 		t.Errorf("got %+v, want %+v", cfg, want)
@@ -42,6 +44,8 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"CONCUR_PAGE_DELAY_EVERY": "0",
 		"CONCUR_PAGE_DELAY_MS":    "-1",
 		"CONCUR_LONGPOLL_MS":      "5s",
+		"CONCUR_DB_POOL":          "0",
+		"CONCUR_DB_SLOW_MS":       "20ms",
 	} {
 		vars := map[string]string{"PORT": "8080", name: value}
 		_, err := loadConfig(env(vars))

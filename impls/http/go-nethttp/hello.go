@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"strconv"
@@ -22,13 +21,7 @@ func (s *server) hello(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) helloJSON(w http.ResponseWriter, r *http.Request) {
-	body, err := json.Marshal(message{Message: "Hello, World!"})
-	if err != nil {
-		http.Error(w, "could not encode JSON: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(body)
+	writeJSON(w, message{Message: "Hello, World!"})
 }
 
 func (s *server) page(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 // Command server is Concur's HTTP workload (spec/SPEC.md) on Go's net/http,
 // following the thesis' Go implementation: ServeMux routes, x/crypto/bcrypt
-// and sync.Map stores, one goroutine per connection.
+// and sync.Map stores, one goroutine per connection; the database routes on
+// pgx and its pool.
 package main
 
 import (
@@ -30,9 +31,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	db, err := openDatabase(cfg)
+	if err != nil {
+		return err
+	}
+	defer db.close()
 	srv := &http.Server{
 		Addr:              cfg.addr,
-		Handler:           newServer(cfg).handler(),
+		Handler:           newServer(cfg, db).handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}

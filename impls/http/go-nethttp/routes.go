@@ -1,7 +1,7 @@
 package main
 
 // The route table and what every route shares: the Server header, text/plain
-// errors, the {user} rule and the 1 MiB body limit (spec/SPEC.md §2-§3).
+// errors, the {user} rule and the 1 MiB body limit (spec/SPEC.md §2-§3, §8).
 //
 // ServeMux's method patterns do the first rules of §3 on their own: an
 // unknown path gets 404, a known one with another method gets 405 with an
@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,16 +29,18 @@ const (
 
 var validUser = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
-// server holds the in-memory state; the handlers are its methods.
+// server holds the in-memory state and the database pool; the handlers are
+// its methods.
 type server struct {
 	cfg       config
+	db        *database
 	passwords sync.Map     // user name → bcrypt hash ([]byte)
 	users     sync.Map     // user name → JSON object (json.RawMessage)
 	pageCount atomic.Int64 // /page requests so far, for the every-Nth delay
 }
 
-func newServer(cfg config) *server {
-	return &server{cfg: cfg}
+func newServer(cfg config, db *database) *server {
+	return &server{cfg: cfg, db: db}
 }
 
 // handler is the whole HTTP surface of the server.
@@ -51,6 +54,11 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("POST /password/verify/{user...}", s.verifyPassword)
 	mux.HandleFunc("POST /user/set/{user...}", s.setUser)
 	mux.HandleFunc("GET /user/get/{user...}", s.getUser)
+	mux.HandleFunc("GET /db", s.singleQuery)
+	mux.HandleFunc("GET /queries", s.queries)
+	mux.HandleFunc("GET /updates", s.updates)
+	mux.HandleFunc("GET /fortunes", s.fortunes)
+	mux.HandleFunc("GET /slowdb", s.slowQuery)
 	// A bare prefix is not a route. Without these, ServeMux would answer
 	// "/user/get" with a redirect to "/user/get/" instead of 404.
 	for _, prefix := range []string{"/password/set", "/password/verify", "/user/set", "/user/get"} {
@@ -127,4 +135,17 @@ func tooLarge() string {
 func writeText(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", textPlain)
 	io.WriteString(w, body)
+}
+
+// writeJSON answers 200 with v serialized, its length given so that a
+// large array is not sent chunked.
+func writeJSON(w http.ResponseWriter, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "could not encode JSON: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 }

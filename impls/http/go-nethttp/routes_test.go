@@ -31,7 +31,7 @@ type reply struct {
 
 func startServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	ts := httptest.NewServer(newServer(testConfig).handler())
+	ts := httptest.NewServer(newServer(testConfig, &database{absent: "no database in this test"}).handler())
 	t.Cleanup(ts.Close)
 	return ts
 }

@@ -6,11 +6,7 @@ package main
 // float64, so integers are exact within ±2^53, the I-JSON range the contract
 // compares.
 
-import (
-	"encoding/json"
-	"net/http"
-	"strconv"
-)
+import "net/http"
 
 func (s *server) setUser(w http.ResponseWriter, r *http.Request) {
 	user := userName(w, r, "/user/set/")
@@ -44,12 +40,5 @@ func (s *server) getUser(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no object is stored for user "+user, http.StatusNotFound)
 		return
 	}
-	body, err := json.Marshal(object)
-	if err != nil {
-		http.Error(w, "could not serialize the stored object: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.Write(body)
+	writeJSON(w, object)
 }

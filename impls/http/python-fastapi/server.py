@@ -29,6 +29,9 @@ def main() -> int:
             host="127.0.0.1",
             port=settings.port,
             workers=settings.cores,
+            # Uvicorn's production pair, named rather than left to its auto-detection (spec/POLICIES.md §3).
+            loop="uvloop",
+            http="httptools",
             backlog=4096,  # SPEC §1; Uvicorn's default is 2048
             access_log=False,
             timeout_keep_alive=75,  # Uvicorn's 5 s would cut connections that pause between benchmark phases

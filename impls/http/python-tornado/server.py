@@ -4,6 +4,9 @@
 multi-process recipe: `bind_sockets` once, start the store's owner, then
 `fork_processes(N)`: this process stays behind as the supervisor (restarting
 a worker that dies) and each worker runs its own IOLoop on the shared socket.
+Every IOLoop runs on uvloop (`uvloop.run`, uvloop's own entry point), the
+asyncio loop Uvicorn runs on too (spec/POLICIES.md §3; the README says what
+it did for Tornado: nothing measurable).
 
 SIGTERM to the launcher ends `fork_processes`' wait; the launcher then closes
 the lifeline pipe every worker and the owner watch (so each stops and
@@ -14,19 +17,22 @@ the whole process group ends the same way.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import signal
 import sys
 import time
-from typing import NoReturn
+from collections.abc import Coroutine
+from typing import Any, NoReturn, TypeVar
 
 import tornado.netutil
 import tornado.process
+import uvloop
 
 from app import config, store
 from app.main import serve
+
+T = TypeVar("T")
 
 BACKLOG = 4096  # SPEC §1; Tornado's default is 128
 REAP_TIMEOUT_S = 5.0
@@ -45,9 +51,14 @@ def main() -> int:
     port = sockets[0].getsockname()[1]
     print(f"python-tornado: listening on http://127.0.0.1:{port} with {settings.cores} process(es)", flush=True)
     if settings.cores == 1:
-        asyncio.run(serve(sockets, settings, store.LocalStore()))
+        run(serve(sockets, settings, store.LocalStore()))
         return 0
     return run_processes(sockets, settings)
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """Runs one process' IOLoop to the end of `main`, on uvloop (uvloop's own `asyncio.run`)."""
+    return uvloop.run(main)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> NoReturn:
@@ -76,7 +87,7 @@ def run_processes(sockets: list, settings: config.Settings) -> int:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the worker's IOLoop installs its own
     os.close(keepalive)
     store.close_owner_socket()
-    asyncio.run(serve(sockets, settings, store.SharedStore(address, authkey), lifeline))
+    run(serve(sockets, settings, store.SharedStore(address, authkey), lifeline))
     return 0
 
 

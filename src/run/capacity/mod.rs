@@ -166,7 +166,7 @@ pub fn searches(
     let mut out = Vec::new();
     for scenario in searched {
         for &k in cores.iter().filter(|k| c.cores.as_ref().is_none_or(|only| only.contains(k))) {
-            let (server_cpus, generator_cpus, shared) = super::plan::split_cpus(inputs.cpus, k);
+            let (server_cpus, generator_cpus, shared) = super::placement::split_cpus(inputs.topology, k);
             for (name, _) in implementations.iter().filter(|i| i.1) {
                 let SearchSettings { timeout_s, env, warmup_s, warmup_max_s } = settings_of(scenario, name)?;
                 out.push(SearchSpec {

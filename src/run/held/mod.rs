@@ -184,7 +184,7 @@ pub fn searches(
     env.insert("CONCUR_LONGPOLL_MS".into(), wait_ms.to_string());
     let mut out = Vec::new();
     for &k in cores.iter().filter(|k| h.cores.as_ref().is_none_or(|only| only.contains(k))) {
-        let (server_cpus, generator_cpus, shared) = super::plan::split_cpus(inputs.cpus, k);
+        let (server_cpus, generator_cpus, shared) = super::placement::split_cpus(inputs.topology, k);
         for (name, _) in implementations.iter().filter(|i| i.1) {
             out.push(HeldSpec {
                 key: format!("{name}/{scenario_name}/cores={k}/held"),

@@ -5,6 +5,9 @@
 
 mod bad_input;
 mod concurrency;
+mod database;
+mod database_cost;
+mod fortunes;
 mod protocol;
 mod routes;
 
@@ -27,6 +30,18 @@ pub struct Settings {
     pub page_bytes: Vec<u8>,
     /// The server's process group, when the verifier started it (for CPU use).
     pub pgid: Option<i32>,
+    /// The database the server was given (SPEC §8); `None`: the checks of §8 do not run.
+    pub db: Option<DbSettings>,
+}
+
+/// The database a server under verification uses, as the checks of SPEC §8 assume it.
+#[derive(Debug, Clone)]
+pub struct DbSettings {
+    /// concur's own login to the server's database (`db::Admin::connect`).
+    pub admin_url: String,
+    /// The server's CONCUR_DB_POOL and CONCUR_DB_SLOW_MS.
+    pub pool: u32,
+    pub slow_ms: u64,
 }
 
 /// A check's result: `Ok(warnings)` or `Err(failure)`, each a sentence with the fix.
@@ -74,6 +89,7 @@ pub fn all() -> Vec<Check> {
     checks.extend(bad_input::checks());
     checks.extend(protocol::checks());
     checks.extend(concurrency::checks());
+    checks.extend(database_checks());
     checks.push(Check { id: "headers", section: "§4", about: "every response has Content-Length or chunked framing, Content-Type, Date and Server", run: headers_seen });
     checks
 }
@@ -85,6 +101,18 @@ pub fn all() -> Vec<Check> {
 /// place in [`all`]'s order. `longpoll-concurrent` is not one: it samples the
 /// server's CPU while its polls wait, and `page-delay` counts `/page` requests.
 pub const ALONGSIDE: &[&str] = &["longpoll"];
+
+/// The checks of SPEC §8, run only for a server given a database.
+fn database_checks() -> Vec<Check> {
+    let mut checks = database::checks();
+    checks.extend(database_cost::checks());
+    checks
+}
+
+/// Whether check `id` is one of SPEC §8's.
+pub fn needs_database(id: &str) -> bool {
+    database_checks().iter().any(|c| c.id == id)
+}
 
 /// The ids of [`all`], in order: what a manifest's `[known_failures]` may name.
 pub fn ids() -> Vec<&'static str> {
@@ -104,6 +132,16 @@ pub struct Ctx {
 impl Ctx {
     pub fn new(addr: SocketAddr, settings: Settings) -> Ctx {
         Ctx { addr, settings, missing: Mutex::new(Vec::new()), seen: AtomicU64::new(0), next_user: AtomicU64::new(0) }
+    }
+
+    /// The settings of the server's database; only the checks of §8 ask, and they run only when there is one.
+    pub fn db_settings(&self) -> &DbSettings {
+        self.settings.db.as_ref().expect("the checks of SPEC §8 run only with a database")
+    }
+
+    /// A new admin login to the server's database.
+    pub fn db(&self) -> Result<crate::db::Admin, String> {
+        crate::db::Admin::connect(&self.db_settings().admin_url)
     }
 
     /// A user name no other check uses.

@@ -1,5 +1,10 @@
 // bcrypt through Bun.password: the async hash and verify run on Bun's thread
-// pool ("Bun Pool" threads), never on the event loop.
+// pool ("Bun Pool" threads), never on the event loop. spec/POLICIES.md §2: at
+// most one hash is in progress per process (a process is one core's share:
+// the single process, or one worker per core), so at most CONCUR_CORES per
+// server; the others wait in a promise chain, in arrival order. Bun's pool
+// cannot be sized below 2 threads, so the chain is the bound, as in every
+// JavaScript entry.
 
 import { HttpError } from "./respond.ts";
 import { isObject } from "./body.ts";
@@ -16,15 +21,29 @@ const PASSWORD_MAX_BYTES = 72;
  */
 const keyOf = (password: string) => (password === "" ? "\0" : password);
 
+export type Queue = <T>(job: () => Promise<T>) => Promise<T>;
+
+/** A queue that runs the async jobs given to it one at a time, in call order. */
+export function oneAtATime(): Queue {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (job) => {
+    const run = tail.then(job);
+    tail = run.catch(() => {}); // a failed job does not stop the ones behind it
+    return run;
+  };
+}
+
 export class Passwords {
+  private readonly queue = oneAtATime();
+
   constructor(private readonly cost: number) {}
 
   hash(password: string): Promise<string> {
-    return Bun.password.hash(keyOf(password), { algorithm: "bcrypt", cost: this.cost });
+    return this.queue(() => Bun.password.hash(keyOf(password), { algorithm: "bcrypt", cost: this.cost }));
   }
 
   verify(password: string, hash: string): Promise<boolean> {
-    return Bun.password.verify(keyOf(password), hash, "bcrypt");
+    return this.queue(() => Bun.password.verify(keyOf(password), hash, "bcrypt"));
   }
 }
 

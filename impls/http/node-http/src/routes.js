@@ -4,8 +4,8 @@
 
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import bcrypt from 'bcrypt';
 import { isObject, parseJson, readBody } from './body.js';
+import { compare, hash } from './passwords.js';
 import { HttpError, JSON_TYPE, send, sendText } from './respond.js';
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -46,7 +46,7 @@ export function createRoutes(config, store) {
 
   async function setPassword(req, res, user) {
     const password = await passwordOf(req, res);
-    await store.set('passwords', user, await bcrypt.hash(password, config.bcryptCost));
+    await store.set('passwords', user, await hash(password, config.bcryptCost));
     sendText(res, 200, 'OK');
   }
 
@@ -55,10 +55,10 @@ export function createRoutes(config, store) {
     const stored = await store.get('passwords', user);
     if (stored === undefined) {
       // Hash anyway, so that an unknown user costs as much as a wrong password.
-      await bcrypt.hash(password, config.bcryptCost);
+      await hash(password, config.bcryptCost);
       throw new HttpError(404, `no password is set for user ${user}`);
     }
-    if (!(await bcrypt.compare(password, stored))) throw new HttpError(403, `wrong password for user ${user}`);
+    if (!(await compare(password, stored))) throw new HttpError(403, `wrong password for user ${user}`);
     sendText(res, 200, 'OK');
   }
 

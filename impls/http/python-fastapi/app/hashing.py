@@ -1,16 +1,19 @@
-"""bcrypt off the event loop, bounded per process.
+"""bcrypt off the event loop, one hash at a time per process (spec/POLICIES.md §2).
 
-The `bcrypt` package releases the GIL while it hashes, so a hash on one of
-AnyIO's pool threads runs beside the event loop. A `CapacityLimiter` of one
-token per process bounds the hashes: a process is one core's share (Uvicorn
-runs one worker per core), so with N workers at most N hashes run at once.
-Requests waiting for the token are suspended coroutines, not threads.
+The `bcrypt` package releases the GIL while it hashes (its Rust core runs
+inside PyO3's `allow_threads`), so a hash on the executor's thread runs
+beside the event loop. The executor has one thread per process, and a process
+is one core's share (Uvicorn runs one worker per core), so with N workers at
+most N hashes run at once. Requests waiting for the thread are futures in the
+executor's queue, served in arrival order, not threads. Both Python entries
+queue their hashes this way.
 """
 
 from __future__ import annotations
 
-import anyio
-import anyio.to_thread
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
 import bcrypt
 
 HASHES_AT_ONCE = 1
@@ -19,13 +22,13 @@ HASHES_AT_ONCE = 1
 class Hasher:
     def __init__(self, cost: int) -> None:
         self.cost = cost
-        self.limiter = anyio.CapacityLimiter(HASHES_AT_ONCE)
+        self.executor = ThreadPoolExecutor(max_workers=HASHES_AT_ONCE, thread_name_prefix="bcrypt")
 
     async def hash(self, password: bytes) -> bytes:
-        return await anyio.to_thread.run_sync(self._hash, password, limiter=self.limiter)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self._hash, password)
 
     async def check(self, password: bytes, hashed: bytes) -> bool:
-        return await anyio.to_thread.run_sync(bcrypt.checkpw, password, hashed, limiter=self.limiter)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, bcrypt.checkpw, password, hashed)
 
     def _hash(self, password: bytes) -> bytes:
         return bcrypt.hashpw(password, bcrypt.gensalt(rounds=self.cost))

@@ -1,10 +1,12 @@
-"""bcrypt off the IOLoop, on a bounded thread pool of its own.
+"""bcrypt off the IOLoop, one hash at a time per process (spec/POLICIES.md §2).
 
-The `bcrypt` package releases the GIL while it hashes, so a hash on a pool
-thread runs beside the IOLoop. The pool has one thread per process: a process
-is one core's share (`fork_processes(CONCUR_CORES)`), so with N processes at
-most N hashes run at once. Requests waiting for the thread are queued futures,
-not threads.
+The `bcrypt` package releases the GIL while it hashes (its Rust core runs
+inside PyO3's `allow_threads`), so a hash on the executor's thread runs
+beside the IOLoop. The executor has one thread per process, and a process is
+one core's share (`fork_processes(CONCUR_CORES)`), so with N processes at
+most N hashes run at once. Requests waiting for the thread are futures in the
+executor's queue, served in arrival order, not threads. Both Python entries
+queue their hashes this way.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 //! Concur's HTTP workload (spec/SPEC.md) on axum: the route table, the state
-//! every handler shares, and the listening socket. `main.rs` builds the tokio
-//! runtime and handles SIGTERM; tests call `app` and `serve` directly.
+//! every handler shares, the listening socket and `serve`. `runtimes.rs` runs
+//! one `serve` per core; `main.rs` starts them and handles SIGTERM; tests call
+//! `app` and `serve` directly.
 
 pub mod config;
 mod error;
 mod extract;
 mod hello;
 mod password;
+pub mod runtimes;
 mod user;
 
 use axum::Router;
@@ -17,17 +19,18 @@ use axum::serve::ListenerExt;
 use config::Config;
 use error::AppError;
 use serde_json::Value;
+use socket2::{Domain, Socket, Type};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, RwLock};
-use tokio::net::{TcpListener, TcpSocket};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 /// SPEC §1: at least 4096 (the kernel caps it at `net.core.somaxconn`).
 /// tokio's `TcpListener::bind` would ask for 128 (mio's default, as std's).
-pub const LISTEN_BACKLOG: u32 = 4096;
+pub const LISTEN_BACKLOG: i32 = 4096;
 
 const SERVER_NAME: &str = "concur-rust-axum";
 
@@ -104,25 +107,32 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// A listening socket on `addr` with SPEC §1's backlog.
-pub fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
-    let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
-    socket.set_reuseaddr(true)?;
-    socket.bind(addr)?;
-    socket.listen(LISTEN_BACKLOG)
+/// A listening socket on `addr` with SPEC §1's backlog and `SO_REUSEPORT`, so
+/// that each core's runtime can listen on the same port with a socket of its
+/// own (port 0 picks a free port: give the others the first one's address).
+/// A std listener, not yet tied to a runtime: `serve` takes it into its own.
+pub fn listen(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(socket.into())
 }
 
-/// Serves `app` on `listener` until `shutdown` completes, then waits for the
-/// requests in flight (the caller bounds that wait). hyper adds `Date`.
+/// Serves `app` on `listener`, on the runtime it is awaited on, until
+/// `shutdown` completes, then waits for the requests in flight (the caller
+/// bounds that wait). hyper adds `Date`.
 pub async fn serve(
-    listener: TcpListener,
-    config: Config,
+    listener: std::net::TcpListener,
+    state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = listener.tap_io(|tcp| {
+    let listener = TcpListener::from_std(listener)?.tap_io(|tcp| {
         // Each response is one write; without this, Nagle's algorithm could
         // hold a pipelined response behind the client's delayed ACK.
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, app(AppState::new(config))).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await
 }

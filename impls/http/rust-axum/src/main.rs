@@ -1,11 +1,13 @@
-//! The server binary: read the environment, build tokio's runtime with
-//! `CONCUR_CORES` worker threads, listen, serve until SIGTERM.
+//! The server binary: read the environment, start one current-thread tokio
+//! runtime per core (`runtimes.rs`), wait for SIGTERM on the main thread,
+//! stop them.
 
+use concur_rust_axum::AppState;
 use concur_rust_axum::config::Config;
+use concur_rust_axum::runtimes::Runtimes;
 use std::process::ExitCode;
 use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::oneshot;
 
 /// How long SIGTERM waits for requests in flight (a long poll, a delayed
 /// /page) before their connections are dropped.
@@ -16,38 +18,32 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(config.cores).enable_all().build() {
+    let addr = config.addr;
+    let runtimes = match Runtimes::start(addr, config.cores, AppState::new(config)) {
+        Ok(runtimes) => runtimes,
+        Err(e) => return fail(&format!("cannot listen on {addr}: {e}")),
+    };
+    // The main thread serves no request: a runtime of its own waits for the signal.
+    let signals = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => return fail(&format!("cannot start tokio: {e}")),
     };
-    let result = runtime.block_on(run(config));
-    // A bcrypt hash still running on the blocking pool must not hold the exit.
-    runtime.shutdown_timeout(Duration::from_millis(100));
-    match result {
+    match signals.block_on(wait_then_stop(runtimes)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e.to_string()),
     }
 }
 
-async fn run(config: Config) -> std::io::Result<()> {
-    let addr = config.addr;
-    let listener = concur_rust_axum::listen(addr)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
+/// Serves until SIGTERM or Ctrl-C (or until a runtime fails), then stops
+/// every runtime within the grace.
+async fn wait_then_stop(mut runtimes: Runtimes) -> std::io::Result<()> {
     let mut term = signal(SignalKind::terminate())?;
-    let (stop, stopped) = oneshot::channel::<()>();
-    let mut server = tokio::spawn(concur_rust_axum::serve(listener, config, async {
-        let _ = stopped.await;
-    }));
     tokio::select! {
-        joined = &mut server => return joined?,
+        ended = runtimes.ended() => return ended,
         _ = term.recv() => {}
         _ = tokio::signal::ctrl_c() => {}
     }
-    let _ = stop.send(());
-    match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
-        Ok(joined) => joined?,
-        Err(_elapsed) => Ok(()),
-    }
+    runtimes.stop(SHUTDOWN_GRACE).await
 }
 
 fn fail(message: &str) -> ExitCode {

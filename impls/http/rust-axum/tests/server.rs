@@ -171,7 +171,7 @@ async fn serve_returns_once_shutdown_is_signalled() {
     let listener = concur_rust_axum::listen(config.addr).unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(concur_rust_axum::serve(listener, config, async {
+    let server = tokio::spawn(concur_rust_axum::serve(listener, concur_rust_axum::AppState::new(config), async {
         let _ = stopped.await;
     }));
     assert_eq!(blocking(move || send(addr, &request("GET", "/", b""))).await.status, 200);

@@ -28,7 +28,12 @@ pub fn run(config: Config) -> io::Result<()> {
             stopper.stop();
         }
     });
-    eprintln!("listening on http://{} with {} worker threads on CPUs {cpus:?}", server.local_addr(), config.threads);
+    eprintln!(
+        "listening on http://{} with a pool of up to {} worker threads ({} KiB stacks) on CPUs {cpus:?}",
+        server.local_addr(),
+        config.threads,
+        pool::STACK_SIZE / 1024
+    );
     server.run();
     Ok(())
 }

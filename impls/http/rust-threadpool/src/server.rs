@@ -20,6 +20,9 @@ use std::time::Duration;
 pub const LISTEN_BACKLOG: i32 = 4096;
 /// How long a stopping server waits for requests in flight.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+/// A pool thread idle this long ends (Java's cached thread pool's 60 s): the
+/// pool grown for a burst of long polls gives its threads back.
+pub const THREAD_KEEP_ALIVE: Duration = Duration::from_secs(60);
 
 pub struct Server {
     listener: TcpListener,
@@ -56,10 +59,10 @@ impl Server {
         Stopper { addr: self.local_addr(), shared: Arc::clone(&self.shared) }
     }
 
-    /// Serves until stopped: each connection runs on a pool thread, which it
-    /// keeps until the connection ends.
+    /// Serves until stopped: each connection runs on a pool thread (a new
+    /// one when none is idle), which it keeps until the connection ends.
     pub fn run(self) {
-        let pool = ThreadPool::new(self.threads);
+        let pool = ThreadPool::new(self.threads, THREAD_KEEP_ALIVE);
         for stream in self.listener.incoming() {
             if self.shared.stopping.load(Ordering::SeqCst) {
                 break;

@@ -185,6 +185,26 @@ fn connections_past_the_pool_size_wait_for_a_free_thread() {
     assert!(started.elapsed() >= LONG_POLL * 2, "4 long polls on 2 threads took only {:?}", started.elapsed());
 }
 
+/// Issue 23: a fixed pool of 256 threads answered 256 of 1,000 long polls and
+/// left 744 waiting the whole run. The pool now grows, so 1,000 polls sent
+/// together are all answered about one poll later (the fixed pool took four).
+#[test]
+fn a_thousand_long_polls_are_answered_together() {
+    let poll = Duration::from_secs(2);
+    let server = TestServer::with(|config| {
+        config.threads = concur_threadpool::config::DEFAULT_THREADS;
+        config.long_poll = poll;
+    });
+    let started = Instant::now();
+    let mut clients: Vec<_> = (0..1000).map(|_| server.connect()).collect();
+    for client in &mut clients {
+        client.send(&request("GET", "/longPoll", b""));
+    }
+    let answered = clients.iter_mut().map(|client| client.read(false).status).filter(|&status| status == 200).count();
+    assert_eq!(answered, 1000);
+    assert!(started.elapsed() < poll * 2, "1,000 long polls of {poll:?} took {:?}", started.elapsed());
+}
+
 #[test]
 fn concurrent_writes_to_distinct_users_are_all_kept() {
     let server = TestServer::start();

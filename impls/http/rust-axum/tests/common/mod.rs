@@ -50,7 +50,7 @@ pub async fn start() -> Server {
     let listener = concur_rust_axum::listen(config.addr).unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(concur_rust_axum::serve(listener, config, async {
+    tokio::spawn(concur_rust_axum::serve(listener, concur_rust_axum::AppState::new(config), async {
         let _ = stopped.await;
     }));
     Server { addr, stop: Some(stop) }

@@ -4,6 +4,7 @@
 
 mod hello;
 mod password;
+mod permits;
 mod routes;
 mod store;
 mod user;
@@ -24,6 +25,8 @@ type Reply = Result<Response, Response>;
 
 pub struct App {
     bcrypt_cost: u32,
+    /// One permit per core: the bcrypt hashes in progress at once.
+    hashing: permits::Permits,
     page_file: PathBuf,
     page_delay_every: u64,
     page_delay: Duration,
@@ -40,6 +43,7 @@ impl App {
     pub fn new(config: &Config) -> App {
         App {
             bcrypt_cost: config.bcrypt_cost,
+            hashing: permits::Permits::new(config.cores),
             page_file: config.page_file.clone(),
             page_delay_every: config.page_delay_every,
             page_delay: config.page_delay,

@@ -1,6 +1,7 @@
 //! bcrypt set and verify with the `bcrypt` crate, on the connection's own
-//! thread: the pool thread is this request's for as long as the hash takes,
-//! and the other connections have threads of their own.
+//! thread once one of the `CONCUR_CORES` hashing permits is free
+//! (spec/POLICIES.md §2): the pool thread is this request's while it waits and
+//! while the hash takes, and the other connections have threads of their own.
 
 use super::{App, Reply, parse_json};
 use crate::http::Response;
@@ -8,7 +9,7 @@ use crate::http::Response;
 impl App {
     pub(super) fn set_password(&self, user: &str, body: &[u8]) -> Reply {
         let password = password_of(body)?;
-        let hash = bcrypt::hash(password, self.bcrypt_cost).map_err(|e| Response::error(500, format!("bcrypt: {e}")))?;
+        let hash = self.hashing.run(|| bcrypt::hash(password, self.bcrypt_cost)).map_err(|e| Response::error(500, format!("bcrypt: {e}")))?;
         self.passwords.set(user, hash);
         Ok(Response::text(200, "OK"))
     }
@@ -19,10 +20,10 @@ impl App {
     pub(super) fn verify_password(&self, user: &str, body: &[u8]) -> Reply {
         let password = password_of(body)?;
         let Some(hash) = self.passwords.read(user, String::clone) else {
-            let _ = bcrypt::hash(password, self.bcrypt_cost);
+            let _ = self.hashing.run(|| bcrypt::hash(password, self.bcrypt_cost));
             return Err(Response::error(404, format!("no password is set for {user}")));
         };
-        match bcrypt::verify(password, &hash) {
+        match self.hashing.run(|| bcrypt::verify(password, &hash)) {
             Ok(true) => Ok(Response::text(200, "OK")),
             Ok(false) => Err(Response::error(403, "wrong password")),
             Err(e) => Err(Response::error(500, format!("bcrypt: {e}"))),

@@ -1,0 +1,40 @@
+package main
+
+// The routes that write or wait: /updates reads its rows one by one, as
+// /queries does, and writes them back in one statement (TechEmpower allows
+// the batched write); /slowdb's query waits in the database.
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func (s *server) updates(w http.ResponseWriter, r *http.Request) {
+	s.withConn(w, r, func(conn *pgxpool.Conn) error {
+		rows, err := readRows(r.Context(), conn, queryCount(r))
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			rows[i].RandomNumber = randomID()
+		}
+		// Written in id order (see updateRows); answered in the order read.
+		sorted := slices.Clone(rows)
+		slices.SortFunc(sorted, func(a, b world) int { return int(a.ID - b.ID) })
+		ids, numbers := make([]int32, len(sorted)), make([]int32, len(sorted))
+		for i, row := range sorted {
+			ids[i], numbers[i] = row.ID, row.RandomNumber
+		}
+		if _, err := conn.Exec(r.Context(), updateRows, ids, numbers); err != nil {
+			return err
+		}
+		writeJSON(w, rows)
+		return nil
+	})
+}
+
+func (s *server) slowQuery(w http.ResponseWriter, r *http.Request) {
+	s.answerRow(w, r, selectSlow, s.cfg.dbSlow.Seconds())
+}

@@ -1,0 +1,166 @@
+//! The PostgreSQL cluster behind the database routes (SPEC §8), started,
+//! seeded, pinned and stopped the way a server is, and used by `verify`,
+//! `serve`, `test` and `concur db`. Debian's PostgreSQL (`install`) makes a
+//! seeded template once per machine in `results/postgres` (`template`,
+//! with the data and users of `seed` and the settings of `config`); each
+//! start copies it into a working folder of its own (`folder`) and runs it
+//! on a free loopback port, in a process group registered like a server's,
+//! with a watchdog that shuts it down when concur dies (`process`). As root,
+//! PostgreSQL runs as Debian's `postgres` user. `admin` is concur's own
+//! login, the only place that asks the database anything.
+
+pub mod admin;
+mod config;
+mod folder;
+pub mod install;
+mod process;
+pub mod seed;
+pub mod template;
+
+pub use admin::{Admin, Statements};
+
+use anyhow::{Result, anyhow};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// SPEC §8.2's defaults: the most connections a server holds, and the wait of `/slowdb`.
+pub const DEFAULT_POOL: u32 = 16;
+pub const DEFAULT_SLOW_MS: u64 = 20;
+
+/// How to start a cluster.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The seeded template, made there when missing or outdated (the repository's `results/postgres`).
+    pub template: PathBuf,
+    /// Pin PostgreSQL's processes to these CPUs, if given.
+    pub cpus: Option<Vec<usize>>,
+}
+
+impl Options {
+    /// The repository's template, no pinning.
+    pub fn for_repository(root: &Path) -> Options {
+        Options { template: root.join("results/postgres"), cpus: None }
+    }
+}
+
+/// A running cluster; dropping it shuts it down and removes its folder.
+#[derive(Debug)]
+pub struct Cluster {
+    // Dropped in this order: the postmaster is stopped, then its watchdog, then the folder goes.
+    postmaster: process::Postmaster,
+    _watchdog: process::Watchdog,
+    workdir: folder::Workdir,
+}
+
+impl Cluster {
+    /// Copies the template (making it first if needed) and starts PostgreSQL on it.
+    pub fn start(options: &Options) -> Result<Cluster> {
+        let programs = install::find()?;
+        let ids = crate::host::user::unprivileged("postgres").map_err(|e| {
+            anyhow!("{e}: PostgreSQL refuses to run as root, and Debian's {} package creates that user (apt-get install {})", install::PACKAGE, install::PACKAGE)
+        })?;
+        template::ensure(&options.template, &programs, ids)?;
+        let workdir = folder::Workdir::fresh()?;
+        folder::copy_tree(&options.template, &workdir.data(), ids)?;
+        let port = crate::host::net::free_port()?;
+        let mut postmaster = process::spawn(&programs, &workdir.data(), port, ids, options.cpus.as_deref(), &workdir.log())?;
+        let watchdog = process::watchdog(postmaster.pid(), &workdir.path)?;
+        postmaster.wait_ready(Duration::from_secs(30), || Admin::login(port, seed::DATABASE).map(drop))?;
+        Ok(Cluster { postmaster, _watchdog: watchdog, workdir })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.postmaster.port
+    }
+
+    /// The postmaster's process group (its own pid).
+    pub fn pgid(&self) -> i32 {
+        self.postmaster.pid() as i32
+    }
+
+    /// CONCUR_DB_URL: how the server under test logs in.
+    pub fn url(&self) -> String {
+        format!("postgres://{}:{}@127.0.0.1:{}/{}", seed::APP_USER, seed::APP_PASSWORD, self.port(), seed::DATABASE)
+    }
+
+    /// concur's own login, for [`Admin::connect`].
+    pub fn admin_url(&self) -> String {
+        admin::admin_url(self.port())
+    }
+
+    /// The working folder (data and log), removed at stop.
+    pub fn folder(&self) -> &Path {
+        &self.workdir.path
+    }
+}
+
+/// A cluster started when first needed and shared after (one per
+/// `verify`, `test` or `serve`); a failure to start is kept and given to
+/// every caller, so it is tried once.
+#[derive(Debug)]
+pub struct OnDemand {
+    options: Options,
+    started: Option<Result<Cluster, String>>,
+}
+
+impl OnDemand {
+    pub fn new(options: Options) -> OnDemand {
+        OnDemand { options, started: None }
+    }
+
+    /// The cluster, started now if this is the first call.
+    pub fn get(&mut self) -> Result<&Cluster, String> {
+        let options = &self.options;
+        let started = self.started.get_or_insert_with(|| {
+            let began = Instant::now();
+            let cluster = Cluster::start(options).map_err(|e| format!("the database routes need a database: {e:#}"))?;
+            println!("== database: PostgreSQL on 127.0.0.1:{} for the database routes (ready in {:.2} s)", cluster.port(), began.elapsed().as_secs_f64());
+            Ok(cluster)
+        });
+        started.as_ref().map_err(Clone::clone)
+    }
+}
+
+/// The environment of a server using the cluster at `url`: SPEC §8.2.
+pub fn server_env(url: &str, pool: u32, slow_ms: u64) -> Vec<(String, String)> {
+    vec![("CONCUR_DB_URL".into(), url.into()), ("CONCUR_DB_POOL".into(), pool.to_string()), ("CONCUR_DB_SLOW_MS".into(), slow_ms.to_string())]
+}
+
+/// The admin URL of the cluster that `url` (a CONCUR_DB_URL of concur's
+/// own cluster, e.g. from `concur db`) reaches: same host and port.
+pub fn admin_url_for(url: &str) -> Result<String> {
+    let config: postgres::Config = url.parse().map_err(|e| anyhow!("CONCUR_DB_URL {url}: not a PostgreSQL URL ({e}); use the one `concur db` prints"))?;
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    Ok(admin::admin_url(port))
+}
+
+/// `concur db`: a cluster in the foreground until Ctrl-C, its URL on stdout.
+pub fn db_command(root: Option<&Path>, template: Option<&Path>, cpus: Option<Vec<usize>>) -> Result<ExitCode> {
+    let template = match template {
+        Some(dir) => dir.to_path_buf(),
+        None => Options::for_repository(&crate::impls::find_root(root)?).template,
+    };
+    crate::host::groups::install_interrupt_handler();
+    let began = Instant::now();
+    let mut cluster = Cluster::start(&Options { template: template.clone(), cpus })?;
+    println!("CONCUR_DB_URL={}", cluster.url());
+    eprintln!(
+        "concur: PostgreSQL ready on 127.0.0.1:{} in {:.2} s (a copy of {}, in {}); export the line above for `concur serve` and `concur verify --url`; Ctrl-C stops it",
+        cluster.port(),
+        began.elapsed().as_secs_f64(),
+        template.display(),
+        cluster.folder().display()
+    );
+    let status = loop {
+        if let Some(status) = cluster.postmaster.exited() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // Ctrl-C stops PostgreSQL too; the handler then exits with 130 itself.
+    if crate::host::interrupt::stopping() {
+        std::thread::sleep(Duration::from_secs(10));
+    }
+    Err(anyhow!("PostgreSQL exited ({status}){}", cluster.postmaster.log_tail()))
+}

@@ -1,0 +1,95 @@
+// A small real server for concur's own tests (tests/verify_database.rs): the
+// database routes the verifier counts, on pgx, answered honestly or by one
+// of the two ways TechEmpower's query count catches. Started as
+// `cheat_db MODE` with PORT and CONCUR_DB_URL; MODE is
+//   honest  /queries reads each row with a statement of its own
+//   cache   /queries answers from a copy of world read once at start
+//   in      /queries reads its rows with one statement (WHERE id = ANY($1))
+// /db is honest in every mode; the other database routes are not served
+// (the verifier's statement count asks /db first, then /queries).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+type world struct {
+	ID           int32 `json:"id"`
+	RandomNumber int32 `json:"randomNumber"`
+}
+
+func main() {
+	mode := os.Args[1]
+	pool, err := pgxpool.New(context.Background(), os.Getenv("CONCUR_DB_URL"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cache := map[int32]int32{}
+	if mode == "cache" {
+		rows, _ := pool.Query(context.Background(), "SELECT id, randomnumber FROM world")
+		for rows.Next() {
+			var id, n int32
+			rows.Scan(&id, &n)
+			cache[id] = n
+		}
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("Hello, World!")) })
+	mux.HandleFunc("GET /db", func(w http.ResponseWriter, r *http.Request) { answer(w, one(r, pool)) })
+	mux.HandleFunc("GET /queries", func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.URL.Query().Get("queries"))
+		n = min(max(n, 1), 500)
+		if err != nil {
+			n = 1
+		}
+		rows := make([]world, 0, n)
+		switch mode {
+		case "cache":
+			for range n {
+				id := rand.Int32N(10000) + 1
+				rows = append(rows, world{id, cache[id]})
+			}
+		case "in":
+			ids := make([]int32, n)
+			for i := range ids {
+				ids[i] = rand.Int32N(10000) + 1
+			}
+			found, _ := pool.Query(r.Context(), "SELECT id, randomnumber FROM world WHERE id = ANY($1)", ids)
+			got := map[int32]int32{}
+			for found.Next() {
+				var id, num int32
+				found.Scan(&id, &num)
+				got[id] = num
+			}
+			for _, id := range ids {
+				rows = append(rows, world{id, got[id]})
+			}
+		default:
+			for range n {
+				rows = append(rows, one(r, pool))
+			}
+		}
+		answer(w, rows)
+	})
+	http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), mux)
+}
+
+func one(r *http.Request, pool *pgxpool.Pool) world {
+	var row world
+	pool.QueryRow(r.Context(), "SELECT id, randomnumber FROM world WHERE id = $1", rand.Int32N(10000)+1).Scan(&row.ID, &row.RandomNumber)
+	return row
+}
+
+func answer(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}

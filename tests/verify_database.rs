@@ -1,0 +1,137 @@
+//! The checks of SPEC §8 against real servers on a real database. A small Go
+//! server on pgx (tests/support/cheat_db.go) passes them when it reads each
+//! row with a statement of its own, and fails the statement count when it
+//! answers from a cache of rows or reads a request's rows with one query,
+//! although its answers look right. An implementation whose manifest does
+//! not serve the database routes is listed as not serving them, and that is
+//! no failure.
+
+use crate::{database, tools};
+use concur::verify::{self, DbSettings, Outcome, Settings, Status};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+const CHEAT_GO: &str = include_str!("support/cheat_db.go");
+
+/// The cheat server, built once per test binary beside go-nethttp's module
+/// files (the same pgx, already pinned in its go.sum).
+fn cheat_binary() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cheat_db");
+        std::fs::create_dir_all(&dir).unwrap();
+        let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("impls/http/go-nethttp");
+        let go_mod = std::fs::read_to_string(module.join("go.mod")).unwrap().replace("module concur/go-nethttp", "module concur/cheat-db");
+        std::fs::write(dir.join("go.mod"), go_mod).unwrap();
+        std::fs::copy(module.join("go.sum"), dir.join("go.sum")).unwrap();
+        std::fs::write(dir.join("main.go"), CHEAT_GO).unwrap();
+        let out = Command::new("go").args(["build", "-o", "cheat_db", "."]).current_dir(&dir).output().unwrap();
+        assert!(out.status.success(), "building tests/support/cheat_db.go: {}", String::from_utf8_lossy(&out.stderr));
+        dir.join("cheat_db")
+    })
+}
+
+/// The checks read what the server's user ran on the cluster, as `concur
+/// verify` does with one server at a time: the tests sharing the cluster run
+/// their servers one after the other (two at once counted each other's
+/// statements, the cache's read of world at its start included).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// A started cheat server, alone on the cluster, killed when dropped.
+struct Cheat(Child, SocketAddr, #[allow(dead_code)] MutexGuard<'static, ()>);
+
+impl Drop for Cheat {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start(mode: &str) -> Cheat {
+    let alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let port = concur::server::free_port().unwrap();
+    let child = Command::new(cheat_binary()).arg(mode).env("PORT", port.to_string()).env("CONCUR_DB_URL", database::shared().url()).spawn().unwrap();
+    let cheat = Cheat(child, SocketAddr::from(([127, 0, 0, 1], port)), alone);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(cheat.1).is_err() {
+        assert!(Instant::now() < deadline, "the cheat server did not listen within 20 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cheat
+}
+
+fn verify(addr: SocketAddr, only: &str) -> Vec<Outcome> {
+    let db = DbSettings { admin_url: database::shared().admin_url(), pool: 16, slow_ms: 20 };
+    let settings = Settings { page_delay_ms: 600, page_every: 10, longpoll_ms: 2000, processes: 1, page_bytes: vec![], pgid: None, db: Some(db) };
+    verify::run_checks(addr, settings, Some(only), &Default::default(), || Ok(()), |_| {})
+}
+
+fn status<'a>(outcomes: &'a [Outcome], id: &str) -> (Status, &'a str) {
+    let o = outcomes.iter().find(|o| o.id == id).unwrap_or_else(|| panic!("{id} did not run: {outcomes:#?}"));
+    (o.status, &o.detail)
+}
+
+fn ready() -> bool {
+    tools::require(&tools::GO).is_some() && database::installed()
+}
+
+#[test]
+fn reading_each_row_with_a_statement_of_its_own_passes_the_statement_count() {
+    if !ready() {
+        return;
+    }
+    let cheat = start("honest");
+    let outcomes = verify(cheat.1, "db-queries,db-statements");
+    assert_eq!(status(&outcomes, "db-queries").0, Status::Pass, "{outcomes:#?}");
+    // Counted past /db and /queries, the check stops at /updates, which this server does not serve.
+    let (_, detail) = status(&outcomes, "db-statements");
+    assert!(!detail.contains("/queries") && detail.contains("GET /updates?queries=20: got 404"), "{detail}");
+}
+
+/// The cheat in `mode` answers /queries with rows that look right, and the
+/// statement count catches it: its ×10 of `/queries?queries=20` ran `ran` statements.
+fn caught(mode: &str, ran: u32) {
+    let cheat = start(mode);
+    let outcomes = verify(cheat.1, "db-queries,db-statements");
+    assert_eq!(status(&outcomes, "db-queries").0, Status::Pass, "its answers alone look right: {outcomes:#?}");
+    let (s, detail) = status(&outcomes, "db-statements");
+    assert_eq!(s, Status::Fail);
+    assert!(detail.contains(&format!("GET /queries?queries=20 ×10 ran {ran} statements reading world")) && detail.contains("want at least 200"), "{detail}");
+}
+
+#[test]
+fn a_cache_of_rows_fails_the_statement_count() {
+    if ready() {
+        caught("cache", 0);
+    }
+}
+
+#[test]
+fn one_query_for_all_rows_fails_the_statement_count() {
+    if ready() {
+        caught("in", 10);
+    }
+}
+
+#[test]
+fn an_implementation_without_the_database_routes_is_listed_not_failed() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("impls/http/fake");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
+    std::fs::write(dir.join("server.py"), include_str!("support/fake_server.py")).unwrap();
+    let manifest = "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
+                    [start]\ncommand = \"python3 server.py {port} concur-test-no-db\"\n";
+    std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["verify", "fake", "--cores", "1", "--only", "root", "--root"]).arg(root.path()).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("database routes (SPEC §8): not served") && text.contains("1 pass, 0 warn, 0 fail, database routes not served"), "{text}");
+    assert!(!text.contains("== database:") && !root.path().join("results/postgres").exists(), "no database is started for it: {text}");
+}
