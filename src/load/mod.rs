@@ -37,7 +37,7 @@ pub use plan::{LoadPlan, StopAt};
 pub use report::{CpuUse, LoadReport, RateCheck, SCHEMA, Settings, StepReport};
 pub use scenario::{Scenario, Step};
 /// Raises this process' open-file limit (children started later inherit it); returns the limit in force.
-pub use sys::raise_nofile as raise_open_files;
+pub use crate::host::limits::raise_nofile as raise_open_files;
 pub use url::Target;
 pub use users::Users;
 pub use warmup::{Warmup, WarmupReport};
@@ -159,7 +159,7 @@ fn assign(plan: &LoadPlan, connections: usize, threads: usize) -> Vec<Assignment
 /// Raises the open-file limit to fit the connections, or uses fewer and says so.
 fn fit_connections(asked: usize, warnings: &mut Vec<String>) -> usize {
     let wanted = (asked + SPARE_FDS) as u64;
-    let limit = sys::raise_nofile(wanted);
+    let limit = crate::host::limits::raise_nofile(wanted);
     if limit >= wanted {
         return asked;
     }

@@ -100,6 +100,7 @@ fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementatio
             anyhow::bail!("nothing to measure: every point was a Locust one ({why})");
         }
     }
+    plan.notes.extend(crate::host::limits::server_shortfall());
     Ok(plan)
 }
 

@@ -1,7 +1,8 @@
 //! What the machine and the profile let a step have, named: the profile's
 //! `max_clients`, open files (the generator holds one descriptor per client,
-//! the server as many again, under the limit concur raised before the server
-//! started, which the server inherited), memory (the machine's MemAvailable
+//! the server as many again: concur raises its own limit before the server
+//! starts, and the server's child raises it to at least 65,536 where the hard
+//! limit allows, `host::limits`), memory (the machine's MemAvailable
 //! against the memory the last passing step cost per client, the server's,
 //! the generator's and the kernel's together) and, found only by trying,
 //! local ports or descriptors that ran out in the middle of a step (a

@@ -1,7 +1,7 @@
 //! Running the planned clients-held searches, after the run's points and
 //! capacity searches: each on a fresh server of its own (started with the
 //! search's poll wait, and with the open-file limit concur raised before it,
-//! which the server inherits), its RSS at rest sampled before the first
+//! which the server inherits or exceeds: `host::limits`), its RSS at rest sampled before the first
 //! step's clients come. Then steps chosen by the ramp (`run::ramp`), each
 //! capped by `limits` and stored as it ends; between steps the generator's
 //! connections are closed and the server left to settle. A stored,
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
     let ended = cx.store.ended_held_searches(cx.run_id)?;
     let pending: Vec<&HeldSpec> = plan.held.iter().filter(|s| !ended.contains(&s.key)).collect();
-    // Before any server starts: each inherits the limit at its spawn.
+    // Before any server starts: each inherits at least this limit at its spawn.
     let most = pending.iter().map(|s| s.max_clients).max().unwrap_or(0);
     let nofile = crate::load::raise_open_files(most + limits::SPARE_FDS);
     for spec in pending {
