@@ -49,7 +49,8 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
          with no error and none left unanswered (spec/PROFILES.md, Clients held). Each search runs on a fresh server: steps of N clients, \
          each sending one GET /longPoll, started at {} per second or faster (all within half the wait), N doubling from {} while steps pass, \
          then bisected to within {:.0}%. Memory per waiting client is the server's peak RSS during the step less its RSS at rest before the \
-         first client came, over N; CPU while waiting is the server's between the last client's arrival and the first answer.",
+         first client came, over N, read at the largest passing step measured before any larger one (a server's RSS seldom falls back after \
+         a larger step, so a later, smaller step would count that step's memory too; \"at N\" when that is not the held step, \"≤\" an upper bound when every passing step came after a larger one); CPU while waiting is the server's between the last client's arrival and the first answer.",
         thousands(first.bound_ms),
         thousands(first.spawn_rate as u64),
         thousands(first.start_clients),
@@ -88,7 +89,7 @@ fn table(searches: &[&HeldSearchRecord]) -> Table {
             s.clients.map_or("none".into(), thousands),
             if ties.is_empty() { String::new() } else { format!("≈ {}", ties.join(", ")) },
             s.failed_clients.map_or("–".into(), thousands),
-            at.and_then(HeldStepRecord::kib_per_client).map_or("–".into(), |k| format!("{k:.1}")),
+            kib_at(s, at),
             at.and_then(|st| st.waiting_cpu_util).map_or("–".into(), |c| format!("{:.1}%", c * 100.0)),
             at.or(s.steps.first()).map_or("–".into(), |st| mib(st.rss_rest_bytes)),
             at.map_or("–".into(), |st| mib(st.rss_peak_bytes)),
@@ -107,16 +108,28 @@ fn within(a: Option<u64>, b: Option<u64>, precision: f64) -> bool {
     }
 }
 
-/// Memory per waiting client against the clients waiting, the held step marked.
+/// KiB per waiting client from the search's `memory_step`, with its clients when that is not
+/// the held step (a smaller step measured before any larger one).
+/// With none (every passing step came after a larger one, as when the first step failed), the held
+/// step's figure as an upper bound: it may count memory the larger step left.
+fn kib_at(s: &HeldSearchRecord, held: Option<&HeldStepRecord>) -> String {
+    let Some(step) = s.memory_step() else {
+        return held.and_then(HeldStepRecord::kib_per_client).map_or("–".into(), |k| format!("≤ {k:.1}"));
+    };
+    let kib = step.kib_per_client().map_or("–".into(), |k| format!("{k:.1}"));
+    if held.is_some_and(|h| h.n == step.n) { kib } else { format!("{kib} (at {})", thousands(step.clients)) }
+}
+
+/// Memory per waiting client against the clients waiting (steps measured before any larger one), the step the table reads marked.
 fn chart(searches: &[&HeldSearchRecord], palette: &Palette, cores: u32) -> Vec<String> {
     let title = format!("Memory per waiting client at {cores} core(s)");
     let lines: Vec<Line> = searches
         .iter()
         .map(|s| {
             let mut points: Vec<(f64, f64)> =
-                s.steps.iter().filter(|st| st.verdict == "pass").filter_map(|st| st.kib_per_client().filter(|&k| k > 0.0).map(|k| (st.clients as f64, k))).collect();
+                s.clean_steps().filter_map(|st| st.kib_per_client().filter(|&k| k > 0.0).map(|k| (st.clients as f64, k))).collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let mark = s.held_step().and_then(|st| st.kib_per_client().filter(|&k| k > 0.0).map(|k| (st.clients as f64, k, "held".to_string())));
+            let mark = s.memory_step().and_then(|st| st.kib_per_client().filter(|&k| k > 0.0).map(|k| (st.clients as f64, k, "held".to_string())));
             Line { name: s.implementation.clone(), style: palette.style(&s.implementation), points, mark }
         })
         .collect();
