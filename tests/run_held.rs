@@ -6,7 +6,7 @@
 //! step that fails records why and the run goes on; a low open-file limit
 //! is the limit the search names.
 
-use crate::{support, tools};
+use crate::tools;
 
 use concur::store::Store;
 use concur::store::held::HeldSearchRecord;
