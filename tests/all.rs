@@ -56,6 +56,8 @@ mod report_export;
 mod report_snapshot;
 #[path = "run_capacity.rs"]
 mod run_capacity;
+#[path = "run_held.rs"]
+mod run_held;
 #[path = "run_locust.rs"]
 mod run_locust;
 #[path = "run_sweep.rs"]

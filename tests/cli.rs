@@ -149,6 +149,61 @@ fn serve_stops_on_ctrl_c_after_its_stderr_reader_is_gone() {
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the server still listens");
 }
 
+/// The soft and hard open-file limits of process `pid`, from /proc/PID/limits.
+fn open_file_limits(pid: u32) -> (u64, u64) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap().to_string();
+    let numbers: Vec<u64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn a_server_inherited_concurs_open_file_limit() {
+    // The bug: a server got whatever limit concur was started with (a shell's 1,024, or this
+    // machine's 20,000), below the 65,536 clients spec/POLICIES.md §1 asks it to hold.
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = fake_root("fake", &FAKE.replace("sh -c 'sleep 300.5 & exec python3", "sh -c 'exec python3"));
+    let port = concur::server::free_port().unwrap();
+    let mut cmd = concur();
+    cmd.args(["serve", "fake", "--port", &port.to_string(), "--root"]).arg(root.path()).stderr(Stdio::piped()).stdout(Stdio::null());
+    // concur itself starts with a soft limit of 1,024 under the hard limit this test has.
+    // SAFETY: getrlimit and setrlimit touch only the child.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim);
+            lim.rlim_cur = lim.rlim_cur.min(1024);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+            Ok(())
+        })
+    };
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    assert!(lines.by_ref().map_while(Result::ok).any(|l| l.contains("serving on")));
+    let (concur_soft, hard) = open_file_limits(child.id());
+    // The server is the child of `concur serve` listening on the port (`python3 -m http.server PORT`).
+    let server = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let args: Vec<String> = String::from_utf8_lossy(&cmdline).split('\0').map(String::from).collect();
+            args.iter().any(|a| a == "http.server") && args.iter().any(|a| *a == port.to_string())
+        })
+        .expect("the server's process");
+    let (soft, _) = open_file_limits(server);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait().unwrap();
+    assert!(concur_soft <= 1024, "concur itself kept the 1,024 it was given ({concur_soft})");
+    let floor = concur::host::limits::SERVER_NOFILE.min(hard);
+    assert!(floor > 1024, "this test needs a hard open-file limit above 1,024 (it is {hard})");
+    assert!(soft >= floor, "the server's open-file limit is {soft}: not raised to 65,536 or the hard limit {hard}");
+}
+
 #[test]
 fn verify_url_exits_non_zero_and_names_the_failing_check() {
     let page = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/static/hello.html")).unwrap();

@@ -47,6 +47,16 @@ fn json_to_stdout_moves_the_summary_to_stderr() {
 }
 
 #[test]
+fn a_spawn_rate_is_refused_with_the_fix_when_it_is_not_a_rate_or_meets_an_open_loop() {
+    let out = concur(&["load", "http://127.0.0.1:9/", "--spawn-rate", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("invalid spawn rate '0': expected users per second above 0, e.g. 5000"), "{}", text(&out.stderr));
+    let out = concur(&["load", "http://127.0.0.1:9/", "--spawn-rate", "100", "-R", "1000"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--spawn-rate") && text(&out.stderr).contains("--rate"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn bad_url_is_one_line() {
     let out = concur(&["load", "htp://127.0.0.1:1/"]);
     assert_eq!(out.status.code(), Some(2));

@@ -37,6 +37,11 @@ pub struct LoadArgs {
     /// Open loop: requests per second in total, each latency measured from its intended send time
     #[arg(short = 'R', long, value_parser = parse_rate)]
     pub rate: Option<f64>,
+    /// Closed loop: start this many users per second, one after another, instead of all at
+    /// once (Locust's --spawn-rate), so that thousands of connects do not overflow the
+    /// server's accept queue; each latency still starts at its own send
+    #[arg(long, value_parser = parse_spawn_rate, conflicts_with = "rate")]
+    pub spawn_rate: Option<f64>,
     /// HTTP method of the single request (not with --scenario)
     #[arg(short = 'm', long, default_value = "GET", conflicts_with = "scenario")]
     pub method: String,
@@ -104,6 +109,13 @@ fn parse_rate(text: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_spawn_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
+        _ => Err(format!("invalid spawn rate '{text}': expected users per second above 0, e.g. 5000")),
+    }
+}
+
 impl LoadArgs {
     /// Resolves the flags into the plan: reads the scenario, user and body
     /// files, applies the scenario's defaults, then the flags over them.
@@ -134,6 +146,7 @@ impl LoadArgs {
             (None, None) => {}
         }
         plan.rate = self.rate;
+        plan.spawn_rate = self.spawn_rate;
         plan.warmup = self.warmup.filter(|w| !w.is_zero()).map(|min| Warmup { min, max: self.warmup_max.unwrap_or(Duration::from_secs(30)) });
         plan.timeout = self.timeout.unwrap_or(plan.timeout);
         plan.think_time = self.think_time.unwrap_or(plan.think_time);

@@ -25,6 +25,9 @@ pub fn header(plan: &LoadPlan) -> String {
     if !plan.keepalive {
         shape.push_str(", no keep-alive");
     }
+    if let Some(spawn) = plan.spawn_rate {
+        write!(shape, ", users started at {spawn} per second").unwrap();
+    }
     if !plan.think_time.is_zero() && plan.rate.is_none() {
         write!(shape, ", think time {}", seconds(plan.think_time.as_secs_f64())).unwrap();
     }

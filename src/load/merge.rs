@@ -35,6 +35,7 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport> {
         s.threads += r.settings.threads;
         s.requests = s.requests.zip(r.settings.requests).map(|(a, b)| a + b);
         s.rate = s.rate.zip(r.settings.rate).map(|(a, b)| a + b);
+        s.spawn_rate = s.spawn_rate.zip(r.settings.spawn_rate).map(|(a, b)| a + b);
         merged.rate = match (merged.rate.take(), &r.rate) {
             (Some(mut a), Some(b)) => {
                 a.target_per_s += b.target_per_s;
@@ -80,6 +81,7 @@ fn outcome(r: &LoadReport, start_ms: u64) -> Result<Outcome> {
         bytes_read: r.bytes_read,
         sent: r.rate.as_ref().map_or(0, |rate| rate.sent),
         owed: r.rate.as_ref().map_or(0, |rate| rate.owed),
+        peak_in_flight: r.peak_in_flight,
         cpu: CpuTime { user_ns: ns(r.cpu.user_s), system_ns: ns(r.cpu.system_s) },
         end_ns: offset_ms * 1_000_000 + ns(r.elapsed_s),
         interrupted: r.interrupted,

@@ -23,6 +23,7 @@ mod progress;
 mod report;
 mod request;
 mod scenario;
+mod source;
 mod sys;
 mod url;
 mod users;
@@ -35,6 +36,8 @@ pub use merge::merge;
 pub use plan::{LoadPlan, StopAt};
 pub use report::{CpuUse, LoadReport, RateCheck, SCHEMA, Settings, StepReport};
 pub use scenario::{Scenario, Step};
+/// Raises this process' open-file limit (children started later inherit it); returns the limit in force.
+pub use crate::host::limits::raise_nofile as raise_open_files;
 pub use url::Target;
 pub use users::Users;
 pub use warmup::{Warmup, WarmupReport};
@@ -65,6 +68,8 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
         warnings.push("the think time is ignored in an open loop: the schedule of -R decides when each request is sent".into());
     }
     preflight(plan)?;
+    let (sources, warning) = source::choose(plan.target.addr, connections, source::ephemeral_ports());
+    warnings.extend(warning);
     let requests = Requests::encode(plan);
     if plan.warmup.is_none() {
         control.begin_measurement(std::time::Instant::now());
@@ -78,12 +83,13 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     let shared = Shared {
         requests: &requests,
         addr: plan.target.addr,
+        sources: &sources,
         keepalive: plan.keepalive,
         timeout_ns: plan.timeout.as_nanos() as u64,
         start_ns,
         phase: &phase,
         total_users: connections as u64,
-        pace: pace::Pace::new(plan.rate, connections, plan.think_time.as_nanos() as u64),
+        pace: pace::Pace::new(plan.rate, connections, plan.think_time.as_nanos() as u64, plan.spawn_rate),
         backoff: plan.rate.is_none() && matches!(plan.stop, StopAt::Duration(_)),
         control,
     };
@@ -153,7 +159,7 @@ fn assign(plan: &LoadPlan, connections: usize, threads: usize) -> Vec<Assignment
 /// Raises the open-file limit to fit the connections, or uses fewer and says so.
 fn fit_connections(asked: usize, warnings: &mut Vec<String>) -> usize {
     let wanted = (asked + SPARE_FDS) as u64;
-    let limit = sys::raise_nofile(wanted);
+    let limit = crate::host::limits::raise_nofile(wanted);
     if limit >= wanted {
         return asked;
     }

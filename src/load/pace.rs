@@ -1,14 +1,18 @@
 //! The strategies of the one worker loop: when a virtual user sends its next
-//! request (`Pace`: closed loop, open loop) and how many requests may still
-//! be sent (`Budget`: a count, or none until the deadline). The loop asks
-//! these; it is never copied per mode.
+//! request (`Pace`: closed loop, open loop; in the closed loop, users started
+//! one after another at a spawn rate) and how many requests may still be sent
+//! (`Budget`: a count, or none until the deadline). The loop asks these; it is
+//! never copied per mode.
 
 /// When a virtual user sends its next request, and where its latency starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pace {
     /// Send as soon as the previous response arrived; after `think_ns` when an
     /// iteration of the scenario ended. Latency starts when the request is sent.
-    Closed { think_ns: u64 },
+    /// User `u` sends its first request `u * spawn_ns` after the start (Locust's
+    /// spawn rate), so that thousands of clients do not arrive as one burst of
+    /// connects that overflows the server's accept queue; 0: all at once.
+    Closed { think_ns: u64, spawn_ns: u64 },
     /// Every connection sends on a fixed schedule, one request per `interval_ns`,
     /// the connections' phases spread evenly. Latency starts at the intended send
     /// time, so a stall delays the whole schedule behind it (no coordinated omission).
@@ -29,32 +33,34 @@ pub enum Pace {
 pub const BATCH_NS: u64 = 1_000_000;
 
 impl Pace {
-    /// Open loop at `rate` requests/s over `connections`, or closed loop.
-    pub fn new(rate: Option<f64>, connections: usize, think_ns: u64) -> Pace {
+    /// Open loop at `rate` requests/s over `connections`, or closed loop with
+    /// users started at `spawn_rate` users/s (none: all at once).
+    pub fn new(rate: Option<f64>, connections: usize, think_ns: u64, spawn_rate: Option<f64>) -> Pace {
         match rate {
             Some(rate) => Pace::Open {
                 interval_ns: ((connections as f64 * 1e9 / rate) as u64).max(1),
                 spacing_ns: (1e9 / rate) as u64,
             },
-            None => Pace::Closed { think_ns },
+            None => Pace::Closed { think_ns, spawn_ns: spawn_rate.map_or(0, |r| (1e9 / r) as u64) },
         }
     }
 
     /// The first intended send of virtual user `user` (0-based over all workers).
     pub fn first(&self, start_ns: u64, user: u64) -> u64 {
         match *self {
-            Pace::Closed { .. } => start_ns,
+            Pace::Closed { spawn_ns, .. } => start_ns + user * spawn_ns,
             Pace::Open { spacing_ns, .. } => start_ns + user * spacing_ns,
         }
     }
 
     /// The intended time of a user's next request, the previous one having ended at `now`;
-    /// `schedule` is the user's open-loop schedule position, advanced here.
+    /// `schedule` is the user's open-loop schedule position, advanced here (closed loop:
+    /// the user's start, which holds back its first request only).
     #[inline]
     pub fn next(&self, schedule: &mut u64, now: u64, iteration_ended: bool) -> u64 {
         match *self {
-            Pace::Closed { think_ns } if iteration_ended => now + think_ns,
-            Pace::Closed { .. } => now,
+            Pace::Closed { think_ns, .. } if iteration_ended => (now + think_ns).max(*schedule),
+            Pace::Closed { .. } => now.max(*schedule),
             Pace::Open { interval_ns, .. } => {
                 let intended = *schedule;
                 *schedule += interval_ns;
@@ -132,7 +138,7 @@ mod tests {
 
     #[test]
     fn open_loop_spreads_users_and_keeps_each_schedule() {
-        let pace = Pace::new(Some(1000.0), 10, 0);
+        let pace = Pace::new(Some(1000.0), 10, 0, None);
         assert_eq!(pace, Pace::Open { interval_ns: 10_000_000, spacing_ns: 1_000_000 });
         assert_eq!(pace.first(5, 3), 3_000_005);
         let mut schedule = 100;
@@ -140,29 +146,41 @@ mod tests {
         assert_eq!(schedule, 10_000_100);
         assert_eq!(pace.origin(100, 5_000), 100);
         assert_eq!(pace.owed_times(0, 25_000_000).collect::<Vec<_>>(), [0, 10_000_000, 20_000_000]);
-        assert_eq!(Pace::new(None, 10, 0).owed_times(0, 25_000_000).count(), 0);
+        assert_eq!(Pace::new(None, 10, 0, None).owed_times(0, 25_000_000).count(), 0);
     }
 
     #[test]
     fn open_loop_latency_starts_at_the_earlier_of_intended_and_sent() {
-        let pace = Pace::new(Some(20_000.0), 50, 0);
+        let pace = Pace::new(Some(20_000.0), 50, 0, None);
         // Sent late (a stall, or behind others in a batch): the intended time, so the wait counts.
         assert_eq!(pace.origin(100, 5_000), 100);
         // Sent early by a batch: the send itself, so the batching never shortens a latency.
         assert_eq!(pace.origin(5_000, 100), 100);
         assert_eq!(pace.early_ns(), BATCH_NS);
         // The window never exceeds half a user's interval (here 50 µs).
-        assert_eq!(Pace::new(Some(1_000_000.0), 50, 0).early_ns(), 25_000);
-        assert_eq!(Pace::new(None, 50, 0).early_ns(), 0);
+        assert_eq!(Pace::new(Some(1_000_000.0), 50, 0, None).early_ns(), 25_000);
+        assert_eq!(Pace::new(None, 50, 0, None).early_ns(), 0);
     }
 
     #[test]
     fn closed_loop_thinks_only_between_iterations() {
-        let pace = Pace::new(None, 10, 1_000);
+        let pace = Pace::new(None, 10, 1_000, None);
         let mut schedule = 0;
         assert_eq!(pace.next(&mut schedule, 50, false), 50);
         assert_eq!(pace.next(&mut schedule, 50, true), 1_050);
         assert_eq!(pace.origin(1_050, 1_070), 1_070);
+    }
+
+    #[test]
+    fn a_spawn_rate_staggers_the_first_requests_only() {
+        let pace = Pace::new(None, 1000, 0, Some(5000.0));
+        assert_eq!(pace, Pace::Closed { think_ns: 0, spawn_ns: 200_000 });
+        let mut schedule = pace.first(1_000, 7);
+        assert_eq!(schedule, 1_401_000, "user 7 starts 7 × 200 µs after the start");
+        assert_eq!(pace.next(&mut schedule, 1_000, false), 1_401_000, "its first request waits for its start");
+        assert_eq!(pace.next(&mut schedule, 9_000_000, false), 9_000_000, "later ones go as soon as the previous one ended");
+        assert_eq!(pace.origin(1_401_000, 1_402_000), 1_402_000, "latency starts at the send, not at the spawn time");
+        assert_eq!(Pace::new(None, 10, 0, None).first(5, 9), 5, "no spawn rate: every user at once");
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub struct LoadPlan {
     pub rate: Option<f64>,
     /// Closed loop: pause of a virtual user after its last step.
     pub think_time: Duration,
+    /// Closed loop: virtual users started per second, one after another (Locust's
+    /// `--spawn-rate`); `None`: all at once.
+    pub spawn_rate: Option<f64>,
     /// Longest wait for a connection plus response.
     pub timeout: Duration,
     pub keepalive: bool,
@@ -70,6 +73,7 @@ impl LoadPlan {
             warmup: None,
             rate: None,
             think_time: Duration::ZERO,
+            spawn_rate: None,
             timeout: Duration::from_secs(10),
             keepalive: true,
             cpus: Vec::new(),
@@ -133,6 +137,13 @@ impl LoadPlan {
             && !(rate > 0.0 && rate.is_finite())
         {
             bail!("-R/--rate must be a number of requests per second above 0");
+        }
+        match self.spawn_rate {
+            Some(r) if !(r > 0.0 && r.is_finite()) => bail!("--spawn-rate must be a number of users per second above 0, e.g. 5000"),
+            Some(_) if self.rate.is_some() => {
+                bail!("--spawn-rate starts the users of a closed loop; with -R the open loop's schedule already spreads them (drop one of the two)")
+            }
+            _ => {}
         }
         if self.users.0.is_empty() && self.steps.iter().any(Step::uses_users) {
             bail!("the requests use {{user}} or {{password}} but there is no user data (--users FILE)");

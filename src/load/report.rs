@@ -55,6 +55,10 @@ pub struct LoadReport {
     /// intended send in the open loop) to the end of the measurement.
     #[serde(default)]
     pub unfinished_age: LatencyStats,
+    /// The most requests in flight at once (connecting, sent, not yet answered): with
+    /// several workers (or merged reports) the sum of each one's most, an upper bound.
+    #[serde(default)]
+    pub peak_in_flight: u64,
     pub errors_by_kind: ErrorCounts,
     /// The first message seen for each error kind, e.g. `connect: Connection refused (os error 111)`.
     pub error_messages: BTreeMap<String, String>,
@@ -89,6 +93,9 @@ pub struct Settings {
     pub think_time_s: f64,
     pub timeout_s: f64,
     pub keepalive: bool,
+    /// Closed loop: users started per second (`--spawn-rate`); null: all at once.
+    #[serde(default)]
+    pub spawn_rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -153,6 +160,7 @@ pub(crate) fn sum(steps: usize, start_ns: u64, outcomes: impl IntoIterator<Item 
         bytes_read: 0,
         sent: 0,
         owed: 0,
+        peak_in_flight: 0,
         cpu: CpuTime::default(),
         end_ns: start_ns,
         interrupted: false,
@@ -170,6 +178,7 @@ pub(crate) fn sum(steps: usize, start_ns: u64, outcomes: impl IntoIterator<Item 
         total.bytes_read += outcome.bytes_read;
         total.sent += outcome.sent;
         total.owed += outcome.owed;
+        total.peak_in_flight += outcome.peak_in_flight;
         total.cpu.add(outcome.cpu);
         total.end_ns = total.end_ns.max(outcome.end_ns);
         total.interrupted |= outcome.interrupted;
@@ -207,6 +216,7 @@ pub(crate) fn make(plan: &LoadPlan, facts: RunFacts, total: Outcome) -> Result<L
             think_time_s: plan.think_time.as_secs_f64(),
             timeout_s: plan.timeout.as_secs_f64(),
             keepalive: plan.keepalive,
+            spawn_rate: plan.spawn_rate,
         },
         started_unix_ms: facts.started_unix_ms,
         elapsed_s: 0.0,
@@ -220,6 +230,7 @@ pub(crate) fn make(plan: &LoadPlan, facts: RunFacts, total: Outcome) -> Result<L
         latency: Latencies::new().stats(),
         unfinished: 0,
         unfinished_age: Latencies::new().stats(),
+        peak_in_flight: 0,
         errors_by_kind: ErrorCounts::default(),
         error_messages: BTreeMap::new(),
         rate: plan.rate.map(|target| RateCheck { target_per_s: target, sent: 0, owed: 0, sent_per_s: 0.0, reached: false }),
@@ -256,6 +267,7 @@ impl LoadReport {
         self.elapsed_s = (total.end_ns - start_ns) as f64 / 1e9;
         self.interrupted = total.interrupted;
         self.bytes_read = total.bytes_read;
+        self.peak_in_flight = total.peak_in_flight;
         self.timeline = total.timeline.0;
         self.cpu.user_s = total.cpu.user_ns as f64 / 1e9;
         self.cpu.system_s = total.cpu.system_ns as f64 / 1e9;

@@ -1,5 +1,5 @@
 //! The few operating-system calls the generator needs beyond std and mio:
-//! a monotonic clock in nanoseconds, thread CPU time, the open-file limit,
+//! a monotonic clock in nanoseconds, thread CPU time,
 //! CPU pinning (through `host::affinity`), an epoll wait that wakes at a nanosecond time
 //! (`epoll_pwait2`, or a timerfd on kernels before 5.11), and the kernel's arrival time of
 //! received bytes (SO_TIMESTAMPNS), which lets the open loop read responses in batches
@@ -50,29 +50,6 @@ fn rusage(who: libc::c_int) -> CpuTime {
     unsafe { libc::getrusage(who, &mut ru) };
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
     CpuTime { user_ns: ns(ru.ru_utime), system_ns: ns(ru.ru_stime) }
-}
-
-/// Raises the soft open-file limit (and the hard one, when allowed) to `wanted`;
-/// returns the soft limit in force afterwards.
-pub fn raise_nofile(wanted: u64) -> u64 {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: `lim` is a valid rlimit to write into.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return 1024;
-    }
-    if lim.rlim_cur >= wanted {
-        return lim.rlim_cur;
-    }
-    if lim.rlim_max < wanted {
-        let raised = libc::rlimit { rlim_cur: wanted, rlim_max: wanted };
-        // SAFETY: a valid rlimit; fails harmlessly without the privilege.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            return wanted;
-        }
-    }
-    let soft = libc::rlimit { rlim_cur: wanted.min(lim.rlim_max), rlim_max: lim.rlim_max };
-    // SAFETY: a valid rlimit within the hard limit.
-    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &soft) } == 0 { soft.rlim_cur } else { lim.rlim_cur }
 }
 
 /// Pins the calling thread to one CPU (a worker's share of `LoadPlan::cpus`).

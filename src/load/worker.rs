@@ -25,7 +25,7 @@ use mio::{Interest, Poll, Token};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::io::{self, Read, Write};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::os::fd::AsRawFd;
 
 const READ_BUFFER: usize = 64 * 1024;
@@ -36,6 +36,8 @@ const EVENTS: usize = 1024;
 pub struct Shared<'a> {
     pub requests: &'a Requests,
     pub addr: SocketAddr,
+    /// Local addresses to connect from, user `u` from `sources[u % len]`; empty: the kernel's choice (`source`).
+    pub sources: &'a [IpAddr],
     pub keepalive: bool,
     pub timeout_ns: u64,
     pub start_ns: u64,
@@ -78,6 +80,8 @@ pub struct Outcome {
     pub sent: u64,
     /// Open loop: sends the schedule wanted before the end but that never started.
     pub owed: u64,
+    /// The most requests in flight at once (connecting, sent, not yet answered).
+    pub peak_in_flight: u64,
     pub cpu: CpuTime,
     pub end_ns: u64,
     pub interrupted: bool,
@@ -124,6 +128,9 @@ struct Worker<'a> {
     sent: u64,
     finished: u64,
     failed: u64,
+    /// Requests in flight now, and the most at once.
+    in_flight: u64,
+    peak_in_flight: u64,
     published: (u64, u64),
     first_errors: BTreeMap<ErrorKind, String>,
     interrupted: bool,
@@ -166,6 +173,8 @@ impl<'a> Worker<'a> {
             sent: 0,
             finished: 0,
             failed: 0,
+            in_flight: 0,
+            peak_in_flight: 0,
             published: (0, 0),
             first_errors: BTreeMap::new(),
             interrupted: false,
@@ -295,6 +304,8 @@ impl<'a> Worker<'a> {
             }
             self.sent += 1;
         }
+        self.in_flight += 1;
+        self.peak_in_flight = self.peak_in_flight.max(self.in_flight);
         let c = &mut self.conns[i];
         c.origin = origin;
         c.io_start = now;
@@ -311,7 +322,12 @@ impl<'a> Worker<'a> {
     }
 
     fn connect(&mut self, i: usize, now: u64) {
-        let mut sock = match TcpStream::connect(self.shared.addr) {
+        let sources = self.shared.sources;
+        let connected = match sources.len() {
+            0 => TcpStream::connect(self.shared.addr),
+            n => super::source::connect_from(sources[(self.conns[i].user % n as u64) as usize], self.shared.addr),
+        };
+        let mut sock = match connected {
             Ok(sock) => sock,
             Err(e) => return self.fail_at_once(i, now, &e),
         };
@@ -424,6 +440,7 @@ impl<'a> Worker<'a> {
             self.failed += 1;
         }
         self.finished += 1;
+        self.in_flight -= 1;
         self.count_second(now, ok);
         let c = &mut self.conns[i];
         if !keep_alive || !self.shared.keepalive {
@@ -457,6 +474,7 @@ impl<'a> Worker<'a> {
         }
         self.finished += 1;
         self.failed += 1;
+        self.in_flight -= 1;
         self.count_second(now, false);
         self.first_errors
             .entry(kind)
@@ -600,6 +618,7 @@ impl<'a> Worker<'a> {
             bytes_read: self.bytes_read - self.bytes_before,
             sent: self.sent,
             owed,
+            peak_in_flight: self.peak_in_flight,
             cpu,
             end_ns: end,
             interrupted: self.interrupted,
@@ -648,7 +667,7 @@ mod tests {
         let requests = Requests::encode(&plan);
         let control = Control::new();
         for (pace, budget) in [
-            (Pace::Closed { think_ns: 0 }, Budget::Count(10_000_000)),
+            (Pace::Closed { think_ns: 0, spawn_ns: 0 }, Budget::Count(10_000_000)),
             (Pace::Open { interval_ns: 1_000, spacing_ns: 1_000 }, Budget::Unlimited),
         ] {
             let start_ns = sys::now_ns();
@@ -656,6 +675,7 @@ mod tests {
             let shared = Shared {
                 requests: &requests,
                 addr: plan.target.addr,
+                sources: &[],
                 keepalive: true,
                 timeout_ns: 1_000_000_000,
                 start_ns,
@@ -695,12 +715,13 @@ mod tests {
         let shared = Shared {
             requests: &requests,
             addr: plan.target.addr,
+            sources: &[],
             keepalive: true,
             timeout_ns: 10_000_000_000,
             start_ns,
             phase: &phase,
             total_users: 3,
-            pace: Pace::Closed { think_ns: 0 },
+            pace: Pace::Closed { think_ns: 0, spawn_ns: 0 },
             backoff: false,
             control: &control,
         };
@@ -745,6 +766,7 @@ mod tests {
             Shared {
                 requests: &self.requests,
                 addr: self.plan.target.addr,
+                sources: &[],
                 keepalive,
                 timeout_ns: 1_000_000_000,
                 start_ns: self.start_ns,

@@ -4,7 +4,8 @@
 //! grouped and summarised (`model`, with the statistics of repeats in
 //! `spread`), laid out once (`document`) from charts, result tables,
 //! feature tables and context, and rendered twice (`html`, `markdown`).
-//! `capacity` adds the section of the run's capacity searches (`--slo`).
+//! `capacity` adds the section of the run's capacity searches (`--slo`),
+//! `held` that of its clients-held searches (`[held]`).
 //! `compare` sets two runs side by side, point by point; `generators` sets
 //! `concur load`'s and Locust's numbers for the same points side by side.
 //! `export` writes the run's points as JSON or CSV for other tools
@@ -19,6 +20,7 @@ pub mod export;
 mod features;
 mod generators;
 mod glance;
+mod held;
 mod html;
 mod implementation;
 mod markdown;
@@ -92,6 +94,7 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     let counterparts = generators::counterparts(&store, &data)?;
     let floor = store.floor_for(&data.run.environment)?;
     let rendered = append(render_with(data, counterparts, floor), &capacity::section(&store, id)?);
+    let rendered = append(rendered, &held::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;
     let out = match &options.out {
         Some(out) => out.clone(),

@@ -88,7 +88,7 @@ pub fn fill(point: &mut PointRecord, report: &LoadReport) {
     point.successes = report.requests;
     point.requests = report.requests + statuses;
     point.errors_total = report.errors;
-    point.errors = errors(&report.errors_by_kind);
+    point.errors = error_counts(&report.errors_by_kind);
     point.latency = report.latency.clone();
     point.unfinished_age = report.unfinished_age.clone();
     point.steps = report
@@ -141,7 +141,7 @@ fn warmup_warning(asked: f64, w: &WarmupReport) -> Option<String> {
     ))
 }
 
-fn errors(counts: &ErrorCounts) -> BTreeMap<String, u64> {
+pub fn error_counts(counts: &ErrorCounts) -> BTreeMap<String, u64> {
     let mut map: BTreeMap<String, u64> =
         ErrorKind::ALL.iter().filter(|&&k| counts.get(k) > 0).map(|&k| (k.name().to_string(), counts.get(k))).collect();
     map.extend(counts.status.iter().map(|(code, n)| (format!("status {code}"), *n)));

@@ -12,6 +12,7 @@
 
 pub mod capacity;
 mod drive;
+pub mod held;
 mod interrupt;
 mod locust;
 pub mod placement;
@@ -20,6 +21,7 @@ mod point;
 mod prepare;
 pub mod profile;
 mod progress;
+mod ramp;
 mod sampler;
 pub mod slo;
 pub mod usage;
@@ -98,6 +100,7 @@ fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementatio
             anyhow::bail!("nothing to measure: every point was a Locust one ({why})");
         }
     }
+    plan.notes.extend(crate::host::limits::server_shortfall());
     Ok(plan)
 }
 
@@ -126,10 +129,12 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
     let done = store.point_keys(run.id)?;
     let pending: Vec<&PointSpec> = plan.points.iter().filter(|p| !done.contains(&p.key)).collect();
     let searched = store.ended_searches(run.id)?;
+    let held = store.ended_held_searches(run.id)?;
     let mut ready: BTreeMap<&str, &Implementation> = BTreeMap::new();
     for imp in implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())) {
         let has_points = pending.iter().any(|p| p.implementation == imp.name())
-            || plan.searches.iter().any(|s| s.implementation == imp.name() && !searched.contains(&s.key));
+            || plan.searches.iter().any(|s| s.implementation == imp.name() && !searched.contains(&s.key))
+            || plan.held.iter().any(|s| s.implementation == imp.name() && !held.contains(&s.key));
         if !has_points && done.iter().any(|k| k.starts_with(&format!("{}/", imp.name()))) {
             continue;
         }
@@ -168,7 +173,7 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
             }
         }
     }
-    if !capacity::run_all(&cx, plan)? {
+    if !capacity::run_all(&cx, plan)? || !held::run_all(&cx, plan)? {
         return Ok(RunStatus::Interrupted);
     }
     Ok(RunStatus::Finished)
@@ -242,8 +247,12 @@ fn print_plan(plan: &Plan) {
     let points: Vec<&PointSpec> = plan.points.iter().collect();
     let hosted: Vec<&str> = capacity::hosts(&plan.searches, &points, &Default::default()).into_values().flatten().map(|s| s.key.as_str()).collect();
     let searches_s: f64 = plan.searches.iter().map(|s| s.expected_s(hosted.contains(&s.key.as_str()))).sum();
-    let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum::<f64>() + searches_s;
-    let searches = if plan.searches.is_empty() { String::new() } else { format!(" and {} capacity searches", plan.searches.len()) };
+    let held_s: f64 = plan.held.iter().map(held::HeldSpec::expected_s).sum();
+    let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum::<f64>() + searches_s + held_s;
+    let mut searches = if plan.searches.is_empty() { String::new() } else { format!(" and {} capacity searches", plan.searches.len()) };
+    if !plan.held.is_empty() {
+        searches.push_str(&format!(" and {} clients-held searches", plan.held.len()));
+    }
     let _ = writeln!(out, "{} points{searches}, about {} of load plus start-up, stop and verification", plan.points.len(), progress::clock(total));
     for p in &plan.points {
         let length = match (p.duration_s, p.requests) {
@@ -268,6 +277,21 @@ fn print_plan(plan: &Plan) {
             s.max_steps,
             s.budget_s,
             s.precision * 100.0
+        );
+    }
+    for h in &plan.held {
+        let _ = writeln!(
+            out,
+            "  {:<44} clients held within {} ms + {} ms: from {} at {:.0}/s or more, at most {} clients and {} steps in {}s, to {:.0}%",
+            h.key,
+            h.wait_ms,
+            h.bound_ms,
+            h.start,
+            h.spawn_rate,
+            h.max_clients,
+            h.max_steps,
+            h.budget_s,
+            h.precision * 100.0
         );
     }
     // A closed pipe (`| head`) is not an error worth a panic.

@@ -104,6 +104,9 @@ pub struct Plan {
     /// Capacity searches, after the points (`--slo`); left out of the JSON when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub searches: Vec<super::capacity::SearchSpec>,
+    /// Clients-held searches, after the capacity searches (`[held]`); left out of the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<super::held::HeldSpec>,
 }
 
 /// One point, fully resolved.
@@ -172,10 +175,12 @@ impl PointSpec {
 impl Plan {
     /// A digest of what is measured and how; `--resume` continues only a run with the same one.
     pub fn key(&self) -> String {
-        let text = if self.searches.is_empty() {
-            serde_json::to_string(&(&self.points, self.verify))
-        } else {
-            serde_json::to_string(&(&self.points, self.verify, &self.searches))
+        // Each kind of search enters the digest only when there is one, so that the keys of
+        // plans from before it stay the same.
+        let text = match (self.searches.is_empty(), self.held.is_empty()) {
+            (true, true) => serde_json::to_string(&(&self.points, self.verify)),
+            (false, true) => serde_json::to_string(&(&self.points, self.verify, &self.searches)),
+            _ => serde_json::to_string(&(&self.points, self.verify, &self.searches, &self.held)),
         }
         .unwrap_or_default();
         format!("{:016x}", crate::host::digest::fnv1a(&text))
@@ -293,6 +298,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         })
     };
     let searches = super::capacity::searches(args, inputs, &scenarios, &cores, &implementations, settings_of)?;
+    let held = super::held::searches(args, inputs, &cores, &implementations, |s| Ok(settings_for(args, profile, s)?.env))?;
     notes.extend(placement::notes(inputs.topology, &cores, &points));
     if points.iter().any(|p| !p.keepalive) {
         notes.push("points whose level says `close` send every request on a new connection with `Connection: close` (keepalive = false); \
@@ -310,6 +316,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         points,
         notes,
         searches,
+        held,
     })
 }
 

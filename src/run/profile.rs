@@ -40,6 +40,8 @@ pub struct Profile {
     pub scenario: BTreeMap<String, Load>,
     /// The capacity search (`--slo`), spec/PROFILES.md "Capacity".
     pub capacity: Option<super::capacity::Settings>,
+    /// The clients-held search, spec/PROFILES.md "Clients held".
+    pub held: Option<super::held::Settings>,
     /// Load generators, a dimension like `keepalive`: `"locust"` or `["concur-load", "locust"]`; none: `concur load`.
     #[serde(default, deserialize_with = "one_or_many")]
     pub generator: Vec<Generator>,
@@ -138,6 +140,9 @@ pub fn parse(shown: &str, text: &str) -> Result<Profile> {
     }
     if let Some(c) = &profile.capacity {
         c.check(shown)?;
+    }
+    if let Some(h) = &profile.held {
+        h.check(shown)?;
     }
     Ok(profile)
 }

@@ -93,6 +93,9 @@ impl Server {
             }
         }
         cmd.stdin(Stdio::null()).process_group(0);
+        // Whatever limit concur was started with: spec/POLICIES.md §1 asks no cap below 65,536 clients.
+        // SAFETY: getrlimit and setrlimit are async-signal-safe and touch only this child.
+        unsafe { cmd.pre_exec(crate::host::limits::raise_for_server) };
         if let Some(cpus) = launch.cpus.clone() {
             // SAFETY: sched_setaffinity is async-signal-safe and touches only this child.
             unsafe { cmd.pre_exec(move || crate::host::affinity::pin(&cpus)) };

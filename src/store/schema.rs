@@ -12,7 +12,8 @@ pub const APPLICATION_ID: i32 = 0x636f_6e63;
 
 /// Migration N (1-based) brings a file from version N-1 to N. Never edit one
 /// that has shipped: add the next.
-pub const MIGRATIONS: &[&str] = &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6, V7, super::noise::MIGRATION, TOPOLOGY];
+pub const MIGRATIONS: &[&str] =
+    &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6, V7, super::noise::MIGRATION, TOPOLOGY, super::held::MIGRATION];
 
 const V1: &str = "
 CREATE TABLE runs (

@@ -1,15 +1,19 @@
 # The fake implementation of the run tests (run_sweep, run_capacity,
-# run_locust): a keep-alive HTTP/1.1 server that answers every GET with 200
-# "Hello, World!".
+# run_held, run_locust): a keep-alive HTTP/1.1 server that answers every GET
+# with 200 "Hello, World!", and GET /longPoll with 200 "OK" after
+# CONCUR_LONGPOLL_MS (a blocking sleep on the connection's thread).
 #
-#     server.py PORT [--stall] [--capacity K] [--stall-every] [--peers FILE] MARKER
+#     server.py PORT [--stall] [--capacity K] [--stall-every] [--pool K] [--only-root] [--peers FILE] MARKER
 #
 # --stall        only GET / answers; every other request waits a minute
 # --capacity K   one request per 1/K s, the rest queued (a FIFO server of service rate K)
 # --stall-every  every response due in the first 500 ms of each 2 s waits until they end
+# --pool K       K threads, each serving one connection until it closes (rust-threadpool's
+#                model): later connections wait, their requests unread
+# --only-root    every path but / is 404
 # --peers FILE   appends the address of every client that connects to FILE
 # MARKER         an argument only one test's servers carry, to find them in /proc
-import sys, time, threading, http.server
+import os, sys, time, threading, http.server
 
 
 def option(name):
@@ -20,6 +24,9 @@ STALL = "--stall" in sys.argv
 STALL_EVERY = "--stall-every" in sys.argv
 CAPACITY = float(option("--capacity")) if option("--capacity") else None
 PEERS = option("--peers")
+POOL = threading.BoundedSemaphore(int(option("--pool"))) if option("--pool") else None
+ONLY_ROOT = "--only-root" in sys.argv
+WAIT_S = int(os.environ.get("CONCUR_LONGPOLL_MS", "5000")) / 1000
 T0 = time.monotonic()
 lock = threading.Lock()
 free = [0.0]
@@ -30,6 +37,12 @@ class Hello(http.server.BaseHTTPRequestHandler):
     # One send per response: an unbuffered body after the headers meets
     # Nagle and delayed ACKs, 40 ms a request, too little work to measure.
     wbufsize = 65536
+
+    def handle(self):
+        if POOL is None:
+            return super().handle()
+        with POOL:
+            super().handle()
 
     def setup(self):
         super().setup()
@@ -52,6 +65,12 @@ class Hello(http.server.BaseHTTPRequestHandler):
             if phase < 0.5:
                 time.sleep(0.5 - phase)
         body = b"Hello, World!"
+        if ONLY_ROOT and self.path != "/":
+            self.send_error(404)
+            return
+        if self.path == "/longPoll":
+            time.sleep(WAIT_S)
+            body = b"OK"
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
@@ -62,4 +81,10 @@ class Hello(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
+class Server(http.server.ThreadingHTTPServer):
+    # Thousands of clients arrive within a fraction of a second (a clients-held step):
+    # socketserver's backlog of 5 would drop their SYNs.
+    request_queue_size = 4096
+
+
+Server(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()

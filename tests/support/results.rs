@@ -1,7 +1,8 @@
 //! A small, fixed results database for the report's tests: two measured
 //! implementations over two scenarios at 1 and 2 cores with three repeats,
 //! one that failed verification and one whose toolchain is missing, one
-//! measured with a known deviation, a saturated generator and a failed point. Every number is a constant, so
+//! measured with a known deviation, a saturated generator and a failed point, and a
+//! clients-held search of each measured implementation. Every number is a constant, so
 //! the report rendered from it is byte-for-byte stable.
 
 #![allow(dead_code)]
@@ -177,7 +178,79 @@ pub fn write_db(path: &Path) -> i64 {
     for p in points() {
         store.insert_point(id, &p).unwrap();
     }
+    for search in held_searches() {
+        let search_id = store.begin_held_search(id, &search).unwrap();
+        for step in &search.steps {
+            store.insert_held_step(search_id, step).unwrap();
+        }
+        let reason = search.reason.as_deref().unwrap_or("");
+        store.end_held_search(search_id, &search.status, search.clients, search.failed_clients, reason).unwrap();
+    }
     id
+}
+
+/// alpha holds 16,000 waiting clients at 6 KiB each and fails at 17,600 (clients answered
+/// late); beta's pool of 512 threads holds 512, found after its first step failed.
+fn held_searches() -> Vec<held::HeldSearchRecord> {
+    let step = |n: u32, clients: u64, kib: u64, verdict: &str, reason: Option<&str>| held::HeldStepRecord {
+        n,
+        clients,
+        spawn_rate: (clients as f64).max(5000.0),
+        duration_s: 3.0,
+        successes: if verdict == "pass" { clients } else { clients / 2 },
+        errors_total: if verdict == "pass" { 0 } else { clients - clients / 2 },
+        errors: if verdict == "pass" { Default::default() } else { [("timeout".to_string(), clients - clients / 2)].into() },
+        peak_in_flight: clients,
+        latency_p50_us: 2_001_000,
+        latency_p99_us: 2_010_000,
+        latency_max_us: 2_020_000,
+        rss_rest_bytes: 8 << 20,
+        rss_peak_bytes: (8 << 20) + clients * kib * 1024,
+        server_cpu_util: 0.4,
+        waiting_cpu_util: Some(0.005),
+        machine_bytes: clients * kib * 3 * 1024,
+        gen_cpu_util: 0.3,
+        verdict: verdict.into(),
+        reason: reason.map(str::to_string),
+        ..Default::default()
+    };
+    let late = |n: u64| format!("{} of {n} clients not answered within the wait plus the bound (2000 ms + 1000 ms)", n - n / 2);
+    let search = |name: &str, clients, failed, reason: String, steps| held::HeldSearchRecord {
+        key: format!("{name}/longpoll/cores=1/held"),
+        implementation: name.into(),
+        scenario: "longpoll".into(),
+        cores: 1,
+        wait_ms: 2000,
+        spec_wait_ms: 5000,
+        bound_ms: 1000,
+        precision: 0.1,
+        spawn_rate: 5000.0,
+        start_clients: 1000,
+        max_clients: 100_000,
+        started_at: "2025-03-01T10:04:00Z".into(),
+        status: "found".into(),
+        clients: Some(clients),
+        failed_clients: Some(failed),
+        reason: Some(reason),
+        steps,
+        ..Default::default()
+    };
+    vec![
+        search(
+            "alpha",
+            16_000,
+            17_600,
+            format!("found within 10%; failed at 17600 clients: {}", late(17_600)),
+            (0..5).map(|k| step(k + 1, 1000 << k, 6, "pass", None)).chain([step(6, 17_600, 6, "fail", Some(&late(17_600)))]).collect(),
+        ),
+        search(
+            "beta",
+            512,
+            559,
+            format!("found within 9%; failed at 559 clients: {}", late(559)),
+            vec![step(1, 1000, 40, "fail", Some(&late(1000))), step(2, 250, 40, "pass", None), step(3, 500, 40, "pass", None), step(4, 512, 40, "pass", None), step(5, 559, 40, "fail", Some(&late(559)))],
+        ),
+    ]
 }
 
 /// Adds a second run to the database at `path` (after [`write_db`]): the

@@ -4,13 +4,12 @@
 //! rate reached, found on one server (the warm server of the run's first
 //! closed-loop point of the same implementation and cores, else a start of
 //! its own) by a geometric ramp then
-//! bisection (`ramp`), every step stored as it is measured (`search`).
+//! bisection (`run::ramp`, shared with the clients-held search), every step stored as it is measured (`search`).
 //! This file owns the profile's settings and the planned searches.
 
-mod ramp;
 mod search;
 
-pub use ramp::{Status, Verdict};
+pub use super::ramp::{Status, Verdict};
 pub use search::{Context, hosts, ride, run_all};
 
 use super::plan::{Inputs, Overrides, ScenarioInfo};

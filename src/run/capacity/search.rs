@@ -9,7 +9,7 @@
 //! unfinished search is continued by replaying its verdicts (`--resume`).
 
 use super::SearchSpec;
-use super::ramp::{Next, Ramp, Status, Verdict};
+use crate::run::ramp::{Next, Ramp, Status, Verdict};
 use crate::impls::Implementation;
 use crate::load::RateCheck;
 use crate::run::plan::{Plan, PointSpec};

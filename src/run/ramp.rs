@@ -1,11 +1,12 @@
-//! The search itself, without I/O: which rate to measure next, given the
-//! verdicts so far, and when to stop. A geometric ramp (×`FACTOR`) from the
-//! start rate until a step fails, then bisection on a log scale between the
-//! highest rate that passed and the lowest that failed, until they are within
-//! the precision. A start that was too high is not the end: the ramp goes
-//! down (÷`DOWN`) until a step passes, unless the failure was hopeless
-//! (mostly errors), which no lower rate fixes. Replaying stored
-//! verdicts through it is how `--resume` continues a search.
+//! The searches' walk, without I/O, shared by the capacity search (over
+//! open-loop rates) and the clients-held search (over numbers of waiting
+//! clients): which level to measure next, given the verdicts so far, and when
+//! to stop. A geometric ramp (×`FACTOR`) from the start until a step fails,
+//! then bisection on a log scale between the highest level that passed and
+//! the lowest that failed, until they are within the precision. A start that
+//! was too high is not the end: the ramp goes down (÷`DOWN`) until a step
+//! passes, unless the failure was hopeless (one no lower level fixes).
+//! Replaying stored verdicts through it is how `--resume` continues a search.
 
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +27,8 @@ pub enum Verdict {
     Generator,
     /// The step could not be measured (the server exited, the load failed).
     Error,
+    /// The machine ran out first (open files, local ports, memory): not the server's limit.
+    Limit,
 }
 
 impl Verdict {
@@ -35,15 +38,16 @@ impl Verdict {
             Verdict::Fail => "fail",
             Verdict::Generator => "generator",
             Verdict::Error => "error",
+            Verdict::Limit => "limit",
         }
     }
 
     pub fn parse(s: &str) -> Option<Verdict> {
-        [Verdict::Pass, Verdict::Fail, Verdict::Generator, Verdict::Error].into_iter().find(|v| v.as_str() == s)
+        [Verdict::Pass, Verdict::Fail, Verdict::Generator, Verdict::Error, Verdict::Limit].into_iter().find(|v| v.as_str() == s)
     }
 }
 
-/// How a search ended (`capacity_searches.status`).
+/// How a search ended (`capacity_searches.status`, `held_searches.status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
@@ -61,6 +65,9 @@ pub enum Status {
     NoStart,
     /// A step could not be measured.
     Error,
+    /// Clients held: a limit of the machine (open files, local ports, memory) or the
+    /// profile's `max_clients` came before a step failed.
+    Limit,
 }
 
 impl Status {
@@ -73,11 +80,12 @@ impl Status {
             Status::Generator => "generator",
             Status::NoStart => "no-start",
             Status::Error => "error",
+            Status::Limit => "limit",
         }
     }
 
     pub fn parse(s: &str) -> Option<Status> {
-        [Status::Running, Status::Found, Status::Steps, Status::Budget, Status::Generator, Status::NoStart, Status::Error]
+        [Status::Running, Status::Found, Status::Steps, Status::Budget, Status::Generator, Status::NoStart, Status::Error, Status::Limit]
             .into_iter()
             .find(|v| v.as_str() == s)
     }
@@ -119,7 +127,7 @@ impl Ramp {
         match verdict {
             Verdict::Pass => self.passed = Some(self.passed.map_or(rate, |p| p.max(rate))),
             Verdict::Fail => self.failed = Some(self.failed.map_or(rate, |f| f.min(rate))),
-            Verdict::Generator | Verdict::Error => {}
+            Verdict::Generator | Verdict::Error | Verdict::Limit => {}
         }
     }
 
@@ -127,6 +135,7 @@ impl Ramp {
     pub fn next(&self) -> Next {
         match self.last {
             Some(Verdict::Generator) => return Next::Done(Status::Generator),
+            Some(Verdict::Limit) => return Next::Done(Status::Limit),
             Some(Verdict::Error) => return Next::Done(if self.steps == 1 { Status::NoStart } else { Status::Error }),
             Some(Verdict::Fail) if self.passed.is_none() && self.hopeless => return Next::Done(Status::NoStart),
             _ => {}

@@ -1,0 +1,79 @@
+//! The open-file limit (RLIMIT_NOFILE): raising the generator's own to fit
+//! its connections, and every server's in its child before exec, so that a
+//! server holds the clients spec/POLICIES.md §1 asks of it (no cap below
+//! 65,536) whatever limit concur itself was started with. Raising the hard
+//! limit needs CAP_SYS_RESOURCE; without it the soft limit goes up to the
+//! hard one, and `server_shortfall` says so for the run's notes.
+
+/// The open-file limit every server gets at least, where the machine allows (spec/POLICIES.md §1).
+pub const SERVER_NOFILE: u64 = 65_536;
+
+/// Raises the soft open-file limit (and the hard one, when allowed) to `wanted`;
+/// returns the soft limit in force afterwards. Only system calls, no allocation:
+/// safe between fork and exec.
+pub fn raise_nofile(wanted: u64) -> u64 {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `lim` is a valid rlimit to write into.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return 1024;
+    }
+    if lim.rlim_cur >= wanted {
+        return lim.rlim_cur;
+    }
+    if lim.rlim_max < wanted {
+        let raised = libc::rlimit { rlim_cur: wanted, rlim_max: wanted };
+        // SAFETY: a valid rlimit; fails harmlessly without the privilege.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return wanted;
+        }
+    }
+    let soft = libc::rlimit { rlim_cur: wanted.min(lim.rlim_max), rlim_max: lim.rlim_max };
+    // SAFETY: a valid rlimit within the hard limit.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &soft) } == 0 { soft.rlim_cur } else { lim.rlim_cur }
+}
+
+/// For a server's child, before exec: its limit raised to [`SERVER_NOFILE`] (or the hard limit).
+pub fn raise_for_server() -> std::io::Result<()> {
+    raise_nofile(SERVER_NOFILE);
+    Ok(())
+}
+
+/// The limit a server will get, and whether it falls short of [`SERVER_NOFILE`]: a sentence for the
+/// run's notes when the hard limit is lower and concur may not raise it.
+pub fn server_shortfall() -> Option<String> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `lim` is a valid rlimit to write into.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_max >= SERVER_NOFILE {
+        return None;
+    }
+    let hard = lim.rlim_max;
+    (!may_raise_hard_limits()).then(|| {
+        format!(
+            "servers get an open-file limit of {hard}, this machine's hard limit, not the {SERVER_NOFILE} spec/POLICIES.md §1 asks: \
+             concur lacks CAP_SYS_RESOURCE to raise it (run it as a root that has it, or raise the hard limit with `ulimit -Hn {SERVER_NOFILE}` first)"
+        )
+    })
+}
+
+/// linux/capability.h.
+const CAP_SYS_RESOURCE: u32 = 24;
+
+/// Whether this process holds CAP_SYS_RESOURCE (bit 24 of `CapEff` in /proc/self/status).
+fn may_raise_hard_limits() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let eff = status.lines().find_map(|l| l.strip_prefix("CapEff:")).and_then(|v| u64::from_str_radix(v.trim(), 16).ok());
+    eff.is_some_and(|bits| bits & (1 << CAP_SYS_RESOURCE) != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_soft_limit_is_never_lowered() {
+        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: `lim` is a valid rlimit to write into.
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+        assert_eq!(raise_nofile(16), lim.rlim_cur, "asking for less than the soft limit leaves it");
+    }
+}

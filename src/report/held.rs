@@ -1,0 +1,224 @@
+//! The report's section on clients-held searches (the profile's `[held]`),
+//! from the run's `held_searches` and `held_steps`: per core count, a table
+//! of the most long-poll clients each implementation held waiting at once
+//! (with "≈" between implementations within the search's precision), the
+//! server's memory per waiting client and its CPU while they waited, and why
+//! each search stopped (clients answered late, errors, unanswered, a limit of
+//! the machine or the profile, named); and a chart of memory per waiting
+//! client against the clients waiting, one line per implementation. It says
+//! when the poll's wait was shorter than the spec's. Absent when the run
+//! holds no such search, so reports of other runs are unchanged.
+
+use super::document::Block;
+use super::micro_charts::{self, Line, Spec};
+use super::palette::Palette;
+use super::table::{Table, mib, thousands};
+use crate::store::held::{HeldSearchRecord, HeldStepRecord};
+use crate::store::{ImplRecord, Store};
+use anyhow::Result;
+
+/// The section's blocks for run `run_id`; none when it holds no clients-held search.
+pub fn section(store: &Store, run_id: i64) -> Result<Vec<Block>> {
+    let searches = store.held_searches(run_id)?;
+    if searches.is_empty() {
+        return Ok(Vec::new());
+    }
+    let implementations = store.load_run(run_id)?.implementations;
+    Ok(blocks(&searches, &implementations))
+}
+
+pub fn blocks(searches: &[HeldSearchRecord], implementations: &[ImplRecord]) -> Vec<Block> {
+    let palette = Palette::new(implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)));
+    let mut doc = vec![Block::Heading(2, "Clients held".into()), Block::Para(explanation(searches))];
+    let mut cores: Vec<u32> = searches.iter().map(|s| s.cores).collect();
+    cores.dedup();
+    for k in cores {
+        let mine: Vec<&HeldSearchRecord> = searches.iter().filter(|s| s.cores == k).collect();
+        doc.push(Block::Heading(3, format!("Waiting clients at {k} core(s)")));
+        doc.push(Block::Table(table(&mine)));
+        doc.extend(chart(&mine, &palette, k).into_iter().map(Block::Chart));
+        doc.push(Block::Details { summary: format!("Every step at {k} core(s)"), open: false, body: vec![Block::Table(steps(&mine))] });
+    }
+    doc
+}
+
+fn explanation(searches: &[HeldSearchRecord]) -> String {
+    let first = &searches[0];
+    let mut text = format!(
+        "The most long-poll clients each implementation held waiting at once, every one answered within the poll's wait plus {} ms, \
+         with no error and none left unanswered (spec/PROFILES.md, Clients held). Each search runs on a fresh server: steps of N clients, \
+         each sending one GET /longPoll, started at {} per second or faster (all within half the wait), N doubling from {} while steps pass, \
+         then bisected to within {:.0}%. Memory per waiting client is the server's peak RSS during the step less its RSS at rest before the \
+         first client came, over N, read at the largest passing step measured before any larger one (a server's RSS seldom falls back after \
+         a larger step, so a later, smaller step would count that step's memory too; \"at N\" when that is not the held step, \"≤\" an upper bound when every passing step came after a larger one); CPU while waiting is the server's between the last client's arrival and the first answer.",
+        thousands(first.bound_ms),
+        thousands(first.spawn_rate as u64),
+        thousands(first.start_clients),
+        first.precision * 100.0
+    );
+    if let Some(s) = searches.iter().find(|s| s.wait_ms != s.spec_wait_ms) {
+        text.push_str(&format!(
+            " The poll's wait was {} ms instead of the spec's {} ms (CONCUR_LONGPOLL_MS), so that the searches fit the profile's time; \
+             a server holds each client that long.",
+            thousands(s.wait_ms),
+            thousands(s.spec_wait_ms)
+        ));
+    }
+    text
+}
+
+fn table(searches: &[&HeldSearchRecord]) -> Table {
+    let mut t = Table::new(
+        "Clients held",
+        &["Implementation", "Clients held", "≈", "Failed at", "KiB per client", "CPU while waiting", "RSS at rest (MiB)", "RSS held (MiB)", "Why it stopped", "Steps"],
+    )
+    .labels(1)
+    .text_column(2)
+    .text_column(8);
+    let mut sorted: Vec<&&HeldSearchRecord> = searches.iter().collect();
+    sorted.sort_by(|a, b| b.clients.cmp(&a.clients).then(a.implementation.cmp(&b.implementation)));
+    for s in sorted {
+        let at = s.held_step();
+        let ties: Vec<&str> = searches
+            .iter()
+            .filter(|o| o.implementation != s.implementation && within(s.clients, o.clients, s.precision.max(o.precision)))
+            .map(|o| o.implementation.as_str())
+            .collect();
+        t.row(vec![
+            s.implementation.clone(),
+            s.clients.map_or("none".into(), thousands),
+            if ties.is_empty() { String::new() } else { format!("≈ {}", ties.join(", ")) },
+            s.failed_clients.map_or("–".into(), thousands),
+            kib_at(s, at),
+            at.and_then(|st| st.waiting_cpu_util).map_or("–".into(), |c| format!("{:.1}%", c * 100.0)),
+            at.or(s.steps.first()).map_or("–".into(), |st| mib(st.rss_rest_bytes)),
+            at.map_or("–".into(), |st| mib(st.rss_peak_bytes)),
+            format!("{}: {}", s.status, s.reason.clone().unwrap_or_default()),
+            s.steps.len().to_string(),
+        ]);
+    }
+    t
+}
+
+/// Whether two counts of clients are within `precision` of each other.
+fn within(a: Option<u64>, b: Option<u64>, precision: f64) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) if a > 0 && b > 0 => a.max(b) as f64 / a.min(b) as f64 <= 1.0 + precision,
+        _ => false,
+    }
+}
+
+/// KiB per waiting client from the search's `memory_step`, with its clients when that is not
+/// the held step (a smaller step measured before any larger one).
+/// With none (every passing step came after a larger one, as when the first step failed), the held
+/// step's figure as an upper bound: it may count memory the larger step left.
+fn kib_at(s: &HeldSearchRecord, held: Option<&HeldStepRecord>) -> String {
+    let Some(step) = s.memory_step() else {
+        return held.and_then(HeldStepRecord::kib_per_client).map_or("–".into(), |k| format!("≤ {k:.1}"));
+    };
+    let kib = step.kib_per_client().map_or("–".into(), |k| format!("{k:.1}"));
+    if held.is_some_and(|h| h.n == step.n) { kib } else { format!("{kib} (at {})", thousands(step.clients)) }
+}
+
+/// Memory per waiting client against the clients waiting (steps measured before any larger one), the step the table reads marked.
+fn chart(searches: &[&HeldSearchRecord], palette: &Palette, cores: u32) -> Vec<String> {
+    let title = format!("Memory per waiting client at {cores} core(s)");
+    let lines: Vec<Line> = searches
+        .iter()
+        .map(|s| {
+            let mut points: Vec<(f64, f64)> =
+                s.clean_steps().filter_map(|st| st.kib_per_client().filter(|&k| k > 0.0).map(|k| (st.clients as f64, k))).collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mark = s.memory_step().and_then(|st| st.kib_per_client().filter(|&k| k > 0.0).map(|k| (st.clients as f64, k, "held".to_string())));
+            Line { name: s.implementation.clone(), style: palette.style(&s.implementation), points, mark }
+        })
+        .collect();
+    let spec = Spec { title: &title, x_desc: "clients waiting at once", y_desc: "server memory per waiting client (KiB)", log_y: true, lines };
+    micro_charts::by_model(&spec, palette, Vec::new())
+}
+
+fn steps(searches: &[&HeldSearchRecord]) -> Table {
+    let mut t = Table::new(
+        "Steps",
+        &["Implementation", "Step", "Clients", "Started (per s)", "Answered", "Errors", "At once", "p99 (ms)", "KiB per client", "CPU while waiting", "Verdict"],
+    )
+    .labels(1)
+    .text_column(10);
+    for s in searches {
+        for st in &s.steps {
+            t.row(vec![
+                s.implementation.clone(),
+                st.n.to_string(),
+                thousands(st.clients),
+                thousands(st.spawn_rate as u64),
+                thousands(st.successes),
+                thousands(st.errors_total),
+                thousands(st.peak_in_flight),
+                thousands(st.latency_p99_us / 1000),
+                st.kib_per_client().map_or("–".into(), |k| format!("{k:.1}")),
+                st.waiting_cpu_util.map_or("–".into(), |c| format!("{:.1}%", c * 100.0)),
+                match &st.reason {
+                    Some(r) => format!("{}: {r}", st.verdict),
+                    None => st.verdict.clone(),
+                },
+            ]);
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search(name: &str, clients: Option<u64>, kib: u64) -> HeldSearchRecord {
+        let step = |n, clients: u64, verdict: &str| HeldStepRecord {
+            n,
+            clients,
+            verdict: verdict.into(),
+            rss_rest_bytes: 10 << 20,
+            rss_peak_bytes: (10 << 20) + clients * kib * 1024,
+            waiting_cpu_util: Some(0.01),
+            ..Default::default()
+        };
+        HeldSearchRecord {
+            implementation: name.into(),
+            scenario: "longpoll".into(),
+            cores: 1,
+            wait_ms: 2000,
+            spec_wait_ms: 5000,
+            bound_ms: 1000,
+            precision: 0.1,
+            spawn_rate: 5000.0,
+            start_clients: 1000,
+            status: "found".into(),
+            clients,
+            failed_clients: clients.map(|c| c + c / 20),
+            reason: Some("found within 5%".into()),
+            steps: clients.map_or(vec![step(1, 1000, "fail")], |c| vec![step(1, c / 2, "pass"), step(2, c, "pass"), step(3, c + c / 20, "fail")]),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn clients_held_within_the_precision_are_ties_with_memory_per_client_and_the_short_wait_said() {
+        let all = [search("a", Some(8000), 20), search("b", Some(8400), 4), search("c", Some(64_000), 2), search("d", None, 1)];
+        let refs: Vec<&HeldSearchRecord> = all.iter().collect();
+        let t = table(&refs);
+        let rows: Vec<(&str, &str, &str, &str)> = t.rows.iter().map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str(), r[4].as_str())).collect();
+        assert_eq!(rows, [("c", "64,000", "", "2.0"), ("b", "8,400", "≈ a", "4.0"), ("a", "8,000", "≈ b", "20.0"), ("d", "none", "", "–")]);
+        assert_eq!(t.rows[0][5], "1.0%", "CPU while waiting at the held step");
+        let text = explanation(&all);
+        assert!(text.contains("The poll's wait was 2,000 ms instead of the spec's 5,000 ms"), "{text}");
+        let svgs = chart(&refs, &Palette::default(), 1);
+        assert_eq!(svgs.len(), 1);
+        assert!(svgs[0].contains("<svg") && svgs[0].contains("memory per waiting client"), "{}", &svgs[0][..svgs[0].len().min(300)]);
+    }
+
+    #[test]
+    fn a_search_at_the_specs_wait_says_nothing_of_it() {
+        let mut s = search("a", Some(1000), 5);
+        s.wait_ms = 5000;
+        assert!(!explanation(&[s]).contains("instead of the spec's"));
+    }
+}

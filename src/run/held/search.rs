@@ -1,0 +1,241 @@
+//! Running the planned clients-held searches, after the run's points and
+//! capacity searches: each on a fresh server of its own (started with the
+//! search's poll wait, and with the open-file limit concur raised before it,
+//! which the server inherits or exceeds: `host::limits`), its RSS at rest sampled before the first
+//! step's clients come. Then steps chosen by the ramp (`run::ramp`), each
+//! capped by `limits` and stored as it ends; between steps the generator's
+//! connections are closed and the server left to settle. A stored,
+//! unfinished search is continued by replaying its verdicts (`--resume`).
+
+use super::HeldSpec;
+use super::limits::{self, Cap};
+use super::step;
+use crate::host::procstat::{meminfo, sample_group};
+use crate::run::capacity::Context;
+use crate::run::plan::Plan;
+use crate::run::ramp::{Next, Ramp, Status, Verdict};
+use crate::run::{interrupt, point};
+use crate::server::Server;
+use crate::store::held::{HeldSearchRecord, HeldStepRecord};
+use anyhow::Result;
+use std::time::{Duration, Instant};
+
+/// Runs every clients-held search of `plan` that has not ended; `false` when a stop was asked for.
+pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
+    let ended = cx.store.ended_held_searches(cx.run_id)?;
+    let pending: Vec<&HeldSpec> = plan.held.iter().filter(|s| !ended.contains(&s.key)).collect();
+    // Before any server starts: each inherits at least this limit at its spawn.
+    let most = pending.iter().map(|s| s.max_clients).max().unwrap_or(0);
+    let nofile = crate::load::raise_open_files(most + limits::SPARE_FDS);
+    for spec in pending {
+        if !one(cx, spec, nofile)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// One search on a server of its own; `false` when a stop was asked for (the steps measured so far are kept).
+fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
+    let record = HeldSearchRecord {
+        key: spec.key.clone(),
+        implementation: spec.implementation.clone(),
+        scenario: spec.scenario.clone(),
+        cores: spec.cores,
+        wait_ms: spec.wait_ms,
+        spec_wait_ms: super::SPEC_WAIT_MS,
+        bound_ms: spec.bound_ms,
+        precision: spec.precision,
+        spawn_rate: spec.spawn_rate,
+        start_clients: spec.start,
+        max_clients: spec.max_clients,
+        started_at: crate::host::env::now_rfc3339(),
+        status: Status::Running.as_str().into(),
+        ..HeldSearchRecord::default()
+    };
+    let id = cx.store.begin_held_search(cx.run_id, &record)?;
+    let stored = cx.store.held_search(cx.run_id, &spec.key)?.unwrap_or(record);
+    let mut ramp = Ramp::new(stored.start_clients as f64, spec.precision, spec.max_steps);
+    for s in &stored.steps {
+        ramp.record(s.clients as f64, Verdict::parse(&s.verdict).unwrap_or(Verdict::Error), step::hopeless(s));
+    }
+    let mut steps = stored.steps;
+    println!(
+        "clients held {}: {} clients answered within {} ms + {} ms, from {} at {:.0}/s or more",
+        spec.key, spec.scenario, spec.wait_ms, spec.bound_ms, stored.start_clients, spec.spawn_rate
+    );
+    let Some(imp) = cx.ready.get(spec.implementation.as_str()) else {
+        return end(cx, id, &ramp, Status::NoStart, &steps, "the implementation was not built and verified in this run").map(|()| true);
+    };
+    if let Next::Done(status) = ramp.next() {
+        return end(cx, id, &ramp, status, &steps, "").map(|()| true);
+    }
+    let log = cx.log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
+    let template = step::point_spec(spec, spec.start);
+    let mut server = match point::start(cx.root, imp, &template, &log).and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
+        Ok(server) => server,
+        Err(e) => {
+            if crate::host::interrupt::stopping() {
+                return Ok(false);
+            }
+            return end(cx, id, &ramp, Status::NoStart, &steps, &format!("the server did not start: {e:#}")).map(|()| true);
+        }
+    };
+    settle(&server, Duration::ZERO);
+    let rest = sample_group(server.pgid()).rss_bytes;
+    let search = Search { cx, spec, id, nofile };
+    let outcome = search.steps(&mut server, rest, &mut ramp, &mut steps);
+    server.stop(point::STOP_GRACE);
+    match outcome? {
+        Some((status, why)) => end(cx, id, &ramp, status, &steps, &why).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// A search under way: where it is stored, and the open-file limit its server inherited.
+struct Search<'a> {
+    cx: &'a Context<'a>,
+    spec: &'a HeldSpec,
+    id: i64,
+    nofile: u64,
+}
+
+impl Search<'_> {
+    /// Measures steps on `server` (whose RSS at rest is `rest`) until the ramp is done or a
+    /// limit is reached (the status, and the limit named), or a stop is asked for (`None`).
+    fn steps(&self, server: &mut Server, rest: u64, ramp: &mut Ramp, steps: &mut Vec<HeldStepRecord>) -> Result<Option<(Status, String)>> {
+        let Search { cx, spec, id, nofile } = *self;
+        // The budget counts the steps of an earlier process (`--resume`) and this one's wall clock, settling included.
+        let (earlier, began) = (steps.iter().map(|s| s.duration_s).sum::<f64>(), Instant::now());
+        loop {
+            let wanted = match ramp.next() {
+                Next::Measure(n) => n as u64,
+                Next::Done(status) => return Ok(Some((status, String::new()))),
+            };
+            let Cap { clients, limit } = limits::cap(spec.max_clients, nofile, steps, meminfo("MemAvailable"));
+            if wanted > clients && ramp.passed.is_some_and(|p| p as u64 >= clients) {
+                return Ok(Some((Status::Limit, limit)));
+            }
+            let n = wanted.min(clients);
+            if earlier + began.elapsed().as_secs_f64() + spec.step_s(n) > spec.budget_s {
+                return Ok(Some((Status::Budget, String::new())));
+            }
+            let step = step::measure(cx.root, spec, server, steps.len() as u32 + 1, n, rest);
+            if crate::host::interrupt::stopping() {
+                return Ok(None);
+            }
+            {
+                let _writing = interrupt::writing();
+                cx.store.insert_held_step(id, &step)?;
+            }
+            println!("{}", step_line(&step));
+            ramp.record(n as f64, Verdict::parse(&step.verdict).unwrap_or(Verdict::Error), step::hopeless(&step));
+            let drain = drain(spec, &step);
+            let failed = step.verdict != "pass";
+            steps.push(step);
+            if failed && !server.is_running() {
+                return Ok(Some((Status::Error, String::new())));
+            }
+            if matches!(ramp.next(), Next::Measure(_)) {
+                settle(server, drain);
+            }
+        }
+    }
+}
+
+/// Rounds of the wait a server may still spend on a failed step's requests, at most.
+const DRAIN_ROUNDS: u64 = 5;
+
+/// How long the server may still be busy with the requests of `step`'s clients it had not
+/// answered: their connections are closed, but a pool of threads, each asleep on one request
+/// for the wait, still reads and serves the ones queued, as many per wait as it answered in
+/// the step. rust-threadpool (256 threads) left 744 of 1,000 such requests; waiting one wait
+/// only, the next step of 250 clients found its pool busy and 226 of them unanswered.
+fn drain(spec: &HeldSpec, step: &HeldStepRecord) -> Duration {
+    if step.verdict == "pass" {
+        return Duration::ZERO;
+    }
+    let unanswered = step.errors_total + step.unfinished;
+    let rounds = unanswered.div_ceil(step.successes.max(1)).clamp(1, DRAIN_ROUNDS);
+    Duration::from_millis(spec.wait_ms * rounds)
+}
+
+/// Server CPU below this share of a core over `QUIET` counts as settled.
+const QUIET_SHARE: f64 = 0.2;
+const QUIET: Duration = Duration::from_millis(200);
+const SETTLE_MAX: Duration = Duration::from_secs(3);
+
+/// Waits `first`, then until the server's CPU has been quiet for `QUIET` (closing the last
+/// step's connections, collecting its garbage), at most `SETTLE_MAX`.
+fn settle(server: &Server, first: Duration) {
+    crate::host::interrupt::sleep_unless_stopping(first);
+    let started = Instant::now();
+    let mut before = sample_group(server.pgid()).cpu_seconds;
+    while started.elapsed() < SETTLE_MAX && !crate::host::interrupt::stopping() {
+        std::thread::sleep(QUIET);
+        let now = sample_group(server.pgid()).cpu_seconds;
+        if now - before < QUIET.as_secs_f64() * QUIET_SHARE {
+            return;
+        }
+        before = now;
+    }
+}
+
+/// Records how the search ended, with the reason a reader wants first.
+fn end(cx: &Context, id: i64, ramp: &Ramp, status: Status, steps: &[HeldStepRecord], why: &str) -> Result<()> {
+    let (passed, failed) = (ramp.passed.map(|p| p as u64), ramp.failed.map(|f| f as u64));
+    let failed_step = failed.and_then(|f| steps.iter().find(|s| s.clients == f && s.verdict == "fail"));
+    let last = steps.last().and_then(|s| s.reason.clone()).unwrap_or_default();
+    let mut reason = match status {
+        Status::Found => format!("found within {:.0}%", 100.0 * (failed.unwrap_or(0) as f64 / passed.unwrap_or(1) as f64 - 1.0)),
+        Status::Steps => "the step limit (max_steps) was reached before the precision".into(),
+        Status::Budget => "the time budget would have been exceeded by the next step".into(),
+        Status::Limit if !why.is_empty() => format!("a limit was reached before any step failed: {why}"),
+        Status::Limit | Status::Generator => format!("stopped: {last}"),
+        Status::NoStart if why.is_empty() => format!("no step passed: {last}"),
+        Status::Error => format!("a step could not be measured: {last}"),
+        _ => why.to_string(),
+    };
+    if let (Some(s), false) = (failed_step, matches!(status, Status::NoStart)) {
+        reason.push_str(&format!("; failed at {} clients: {}", s.clients, s.reason.clone().unwrap_or_default()));
+    }
+    let _writing = interrupt::writing();
+    cx.store.end_held_search(id, status.as_str(), passed, failed, &reason)?;
+    let held = passed.map_or("no clients held".to_string(), |c| format!("{c} clients held"));
+    println!("  → {held} ({}): {reason}", status.as_str());
+    Ok(())
+}
+
+fn step_line(s: &HeldStepRecord) -> String {
+    let kib = s.kib_per_client().map_or("-".into(), |k| format!("{k:.1} KiB/client"));
+    let waiting = s.waiting_cpu_util.map_or("-".into(), |c| format!("{:.0}%", c * 100.0));
+    format!(
+        "  step {:<2} N={:<7} at {:>6.0}/s  answered {:>7}  errors {}  at once {:>7}  p99 {:.2} s  rss +{:.0} MiB ({kib})  server cpu waiting {waiting}  generator cpu {:.0}%  {}{}",
+        s.n,
+        s.clients,
+        s.spawn_rate,
+        s.successes,
+        s.errors_total,
+        s.peak_in_flight,
+        s.latency_p99_us as f64 / 1e6,
+        s.rss_peak_bytes.saturating_sub(s.rss_rest_bytes) as f64 / (1u64 << 20) as f64,
+        s.gen_cpu_util * 100.0,
+        s.verdict,
+        s.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_steps_queued_requests_are_waited_for_one_wait_per_pool_of_them() {
+        let spec = HeldSpec::example(2000);
+        let step = |successes, errors_total, verdict: &str| HeldStepRecord { successes, errors_total, verdict: verdict.into(), ..Default::default() };
+        assert_eq!(drain(&spec, &step(256, 744, "fail")), Duration::from_secs(6), "744 queued, 256 served per wait");
+        assert_eq!(drain(&spec, &step(13_428, 2_572, "fail")), Duration::from_secs(2));
+        assert_eq!(drain(&spec, &step(0, 1000, "fail")), Duration::from_secs(10), "none answered: at most five waits");
+        assert_eq!(drain(&spec, &step(1000, 0, "pass")), Duration::ZERO);
+    }
+}
