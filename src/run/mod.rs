@@ -11,6 +11,7 @@
 //! or after the points on a server of their own.
 
 pub mod capacity;
+mod database;
 mod drive;
 mod interrupt;
 mod locust;
@@ -114,7 +115,7 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
     }
     let asked: Vec<&Implementation> = implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())).collect();
     let mut environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
-    environment.topology = Some(placement::record(topology, &plan.cores));
+    environment.topology = Some(placement::record(topology, &plan.cores, plan.points.iter().any(|p| !p.database_cpus.is_empty())));
     let mut run = RunInfo::starting(plan.profile.clone(), plan.key(), serde_json::to_value(plan)?, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("run {}: profile {}, {} points, into {}", run.id, plan.profile, plan.points.len(), store.path().display());
@@ -144,14 +145,16 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
         }
     }
     let todo: Vec<&PointSpec> = pending.into_iter().filter(|p| ready.contains_key(p.implementation.as_str())).collect();
-    let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready };
+    // Dropped when the sweep ends, however it ends: the cluster stops with it.
+    let database = std::cell::RefCell::new(database::Database::new(root));
+    let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready, database: &database };
     let hosts = capacity::hosts(&plan.searches, &todo, &searched);
     let mut progress = progress::Progress::new(&todo);
     for spec in todo {
         progress.begin(spec);
         let started = Instant::now();
         let riders = hosts.get(&spec.key);
-        let Some((point, server)) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir, riders.is_some()) else {
+        let Some((point, server)) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir, riders.is_some(), &mut database.borrow_mut()) else {
             return Ok(RunStatus::Interrupted);
         };
         {

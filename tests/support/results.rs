@@ -135,6 +135,7 @@ fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, succes
             samples: vec![UsageSample { t_ms: 0, cpu_seconds: 0.0, rss_bytes: rss_mib << 20, processes: cores }],
         },
         generator: GeneratorUsage { cpus: if shared { vec![0, 1] } else { vec![1] }, shared, cpu_seconds: 1.0, cpu_util: 0.25, saturated: false, ..Default::default() },
+        database: None,
         warnings: vec![],
         load_report: None,
     }
