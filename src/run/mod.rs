@@ -184,7 +184,10 @@ fn result_line(p: &PointRecord) -> String {
         return format!("{head}  FAILED: {}", e.lines().next().unwrap_or(""));
     }
     let ms = |us: u64| us as f64 / 1000.0;
-    let flag = if p.generator.saturated { "  [generator saturated]" } else { "" };
+    let mut flag = if p.generator.saturated { "  [generator saturated]" } else { "" }.to_string();
+    if let Some(d) = &p.database {
+        flag = format!("  database cpu {:.0}%{flag}{}", d.cpu_util * 100.0, if d.limited { "  [database-limited]" } else { "" });
+    }
     format!(
         "{head}  {:>9.1} req/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  rss {:.0} MiB  server cpu {:.0}%  generator cpu {:.0}%{flag}",
         p.throughput(),
