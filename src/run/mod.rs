@@ -258,7 +258,10 @@ fn print_plan(plan: &Plan) {
             (None, None) => String::new(),
         };
         let shared = if p.shared { " (shared)" } else { "" };
-        let cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
+        let mut cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
+        if !p.database_cpus.is_empty() {
+            cpus += &format!(" · database cpus {}", affinity::describe(&p.database_cpus));
+        }
         let warmup = if p.warmup_s > 0.0 { format!("{}-{}s", p.warmup_s, p.warmup_max_s) } else { "0s".into() };
         let _ = writeln!(out, "  {:<44} c={:<5} warm-up {warmup:<6} {length:<9} {cpus}", p.key, p.connections);
     }
