@@ -54,6 +54,8 @@ mod report_chromium;
 mod report_export;
 #[path = "report_snapshot.rs"]
 mod report_snapshot;
+#[path = "run_database.rs"]
+mod run_database;
 #[path = "run_capacity.rs"]
 mod run_capacity;
 #[path = "run_held.rs"]

@@ -84,7 +84,7 @@ fn chromium_draws_the_charts() {
 
     let dom = headless(&browser, &dir.path().join("profile-dom"), &["--dump-dom"], &page);
     let dom = String::from_utf8_lossy(&dom.stdout);
-    assert_eq!(dom.matches("<svg").count(), 5, "two scenarios, two charts each, and the clients held:\n{}", &dom[..dom.len().min(2000)]);
+    assert_eq!(dom.matches("<svg").count(), 7, "three scenarios (hello, page, db), two charts each, and the clients held:\n{}", &dom[..dom.len().min(2000)]);
     assert!(dom.contains("server memory per waiting client (KiB)"), "the clients-held chart is drawn");
     assert!(dom.contains("<polyline") && dom.contains("successful requests/s"), "the charts hold lines and captions");
     assert!(!dom.contains("chart not drawn"), "a chart failed to render");

@@ -30,14 +30,14 @@ fn both_exports_hold_every_point_of_the_run_beside_the_report() {
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!((doc["schema_version"].as_u64(), doc["run"]["id"].as_i64(), doc["run"]["profile"].as_str()), (Some(1), Some(id), Some("quick")));
     let points = doc["points"].as_array().unwrap();
-    assert_eq!(points.len(), 24);
+    assert_eq!(points.len(), 27);
     let failed = points.iter().find(|p| p["key"] == "beta/page/cores=2/c=100/r3").unwrap();
     assert_eq!(failed["error"], "the server exited during the measurement");
     assert_eq!((failed["language"].as_str(), failed["known_failures"].as_bool(), failed["keepalive"].as_bool()), (Some("JavaScript"), Some(true), Some(true)));
 
     let text = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 25, "a header and 24 points");
+    assert_eq!(lines.len(), 28, "a header and 27 points");
     assert!(lines[0].starts_with("run_id,profile,key,implementation,language,model,scenario,cores,connections,rate,level,keepalive,"), "{}", lines[0]);
     let alpha = lines.iter().find(|l| l.contains(",alpha/hello/cores=1/c=50/r1,")).unwrap();
     assert!(alpha.starts_with(&format!("{id},quick,alpha/hello/cores=1/c=50/r1,alpha,Go,green-threads,hello,1,50,,c=50,true,1,")), "{alpha}");

@@ -18,7 +18,7 @@ const CHEAT_GO: &str = include_str!("support/cheat_db.go");
 
 /// The cheat server, built once per test binary beside go-nethttp's module
 /// files (the same pgx, already pinned in its go.sum).
-fn cheat_binary() -> &'static Path {
+pub fn cheat_binary() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cheat_db");

@@ -61,7 +61,7 @@ pub struct LoadArgs {
     /// Close the connection after every response (sends Connection: close)
     #[arg(long)]
     pub no_keepalive: bool,
-    /// Scenario: a name from spec/scenarios (hello, json, page, password, userinfo, longpoll) or a .toml file
+    /// Scenario: a name from spec/scenarios (hello, json, page, password, userinfo, longpoll, db, queries, updates, fortunes, slowdb) or a .toml file
     #[arg(long)]
     pub scenario: Option<String>,
     /// The scenario's user data: CSV with a header line, `;` between username and password

@@ -27,7 +27,7 @@ fn imp(name: &str, tool: &str) -> Implementation {
 }
 
 fn scenario(name: &str, connections: u32, duration_s: Option<f64>, requests: Option<u64>) -> ScenarioInfo {
-    ScenarioInfo { name: name.into(), description: format!("{name} d"), connections, duration_s, requests, timeout_s: Some(30.0) }
+    ScenarioInfo { name: name.into(), description: format!("{name} d"), connections, duration_s, requests, timeout_s: Some(30.0), database: false }
 }
 
 const PROFILE: &str = r#"
@@ -340,4 +340,43 @@ fn locust_points_refuse_what_locust_cannot_drive() {
     let argv = ["concur", "run", "--generator", "gatling"];
     let e = Cli::try_parse_from(argv).unwrap_err().to_string();
     assert!(e.contains("unknown generator 'gatling': use concur-load or locust"), "{e}");
+}
+
+/// Go serves the database routes, node does not; hello and two database scenarios.
+fn database_plan(flags: &[&str], cpus: &[usize]) -> anyhow::Result<Plan> {
+    let profile = crate::run::profile::parse("spec/profiles/test.toml", "description = \"t\"\ncores = [1, 2]\n").unwrap();
+    let mut go = imp("go", "sh");
+    go.manifest.database_routes = true;
+    let imps = [go, imp("node", "sh")];
+    let db = |name: &str| ScenarioInfo { database: true, ..scenario(name, 256, Some(30.0), None) };
+    let scenarios = [scenario("hello", 150, Some(30.0), None), db("db"), db("slowdb")];
+    let topology = numbered(cpus);
+    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, topology: &topology };
+    resolve(&args(flags), &inputs)
+}
+
+#[test]
+fn the_database_scenarios_measure_only_the_implementations_that_serve_them_and_name_the_others_once() {
+    let p = database_plan(&["--cores", "1"], &[0, 1]).unwrap();
+    let keys: Vec<&str> = p.points.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["go/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r1", "go/db/cores=1/c=256/r1", "go/slowdb/cores=1/c=256/r1"]);
+    let skipped: Vec<&String> = p.notes.iter().filter(|n| n.contains("database routes")).collect();
+    assert_eq!(skipped.len(), 1, "{:?}", p.notes);
+    assert!(skipped[0].starts_with("node: db, slowdb not measured") && skipped[0].contains("database_routes"), "{}", skipped[0]);
+    assert!(p.points[0].database_cpus.is_empty() && !p.points[2].database_cpus.is_empty());
+    // Left out of the plan's JSON when empty, so plans and `--resume` keys from before stay the same.
+    assert!(!serde_json::to_string(&p.points[0]).unwrap().contains("database_cpus"));
+    let only = database_plan(&["--impl", "node", "--scenario", "db"], &[0, 1]).unwrap_err().to_string();
+    assert!(only.starts_with("nothing to measure: node: db not measured"), "{only}");
+}
+
+#[test]
+fn the_database_gets_cpus_of_its_own_where_the_machine_has_them_else_shares_the_generators() {
+    let cpus = |p: &crate::run::PointSpec| (p.server_cpus.clone(), p.generator_cpus.clone(), p.database_cpus.clone());
+    let two = database_plan(&["--impl", "go", "--scenario", "db"], &[0, 1]).unwrap();
+    assert_eq!(cpus(&two.points[0]), (vec![0], vec![1], vec![1]), "one core: the generator's CPU, never the server's");
+    assert_eq!(cpus(&two.points[1]), (vec![0, 1], vec![0, 1], vec![0, 1]));
+    let four = database_plan(&["--impl", "go", "--scenario", "db"], &[0, 1, 2, 3]).unwrap();
+    assert_eq!(cpus(&four.points[0]), (vec![0], vec![2, 3], vec![1]), "server | database | generator");
+    assert_eq!(cpus(&four.points[1]), (vec![0, 1], vec![2, 3], vec![2, 3]), "no room for a third role: the generator's");
 }

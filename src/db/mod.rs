@@ -24,6 +24,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+/// The routes of SPEC §8.3, which read and write the database: a scenario
+/// asking any of them needs a cluster, and an implementation that serves them.
+pub const ROUTES: [&str; 5] = ["/db", "/queries", "/updates", "/fortunes", "/slowdb"];
+
+/// Whether a request to `path` (with its query) is one of [`ROUTES`].
+pub fn is_database_route(path: &str) -> bool {
+    let route = path.split('?').next().unwrap_or(path);
+    ROUTES.contains(&route)
+}
+
 /// SPEC §8.2's defaults: the most connections a server holds, and the wait of `/slowdb`.
 pub const DEFAULT_POOL: u32 = 16;
 pub const DEFAULT_SLOW_MS: u64 = 20;

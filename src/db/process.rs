@@ -117,6 +117,9 @@ pub fn watchdog(pid: u32, workdir: &Path) -> Result<Watchdog> {
     let script = format!("read _; kill -QUIT {pid} 2>/dev/null; sleep 1; kill -KILL {pid} 2>/dev/null; rm -rf -- \"$0\"");
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(script).arg(workdir).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+    // `concur run`'s guard (run/interrupt.rs) kills every process carrying
+    // this mark once concur is gone; the watchdog must outlive it to remove the folder.
+    cmd.env_remove("CONCUR_RUN_OWNER");
     let mut child = cmd.spawn().context("starting the database's watchdog (sh)")?;
     let pipe = child.stdin.take().context("the watchdog's pipe")?;
     Ok(Watchdog { child, _pipe: pipe })

@@ -21,6 +21,12 @@ pub fn available() -> Vec<usize> {
 /// in a child between fork and exec it pins the program. Allocates nothing,
 /// so it is safe in `pre_exec`.
 pub fn pin(cpus: &[usize]) -> io::Result<()> {
+    pin_process(0, cpus)
+}
+
+/// Pins process `pid` (0: the calling thread) to `cpus`; a process it forks
+/// later inherits it: how a running database is moved between points.
+pub fn pin_process(pid: i32, cpus: &[usize]) -> io::Result<()> {
     // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays within it for cpu < CPU_SETSIZE.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -30,7 +36,7 @@ pub fn pin(cpus: &[usize]) -> io::Result<()> {
             }
             libc::CPU_SET(cpu, &mut set);
         }
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+        if libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
             return Err(io::Error::last_os_error());
         }
     }

@@ -27,6 +27,37 @@ pub fn sample_group(pgid: i32) -> GroupSample {
     sample
 }
 
+/// Sums the process `root` and its children, with memory as their
+/// proportional set size (`Pss` of `/proc/<pid>/smaps_rollup`: each shared
+/// page divided among the processes mapping it), else their RSS. This is
+/// PostgreSQL's shape: the postmaster's children each lead a session of
+/// their own, so its group holds none of them, and they all map the same
+/// shared buffers, which RSS would count once per backend.
+pub fn sample_tree(root: i32) -> GroupSample {
+    // SAFETY: sysconf has no preconditions.
+    let (ticks, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK) as f64, libc::sysconf(libc::_SC_PAGESIZE) as u64) };
+    let mut sample = GroupSample::default();
+    for (pid, fields) in pids().filter_map(|pid| Some((pid, stat(pid)?))).filter(|(pid, f)| *pid == root || f.ppid == root) {
+        sample.cpu_seconds += (fields.utime + fields.stime) as f64 / ticks;
+        sample.rss_bytes += pss_bytes(pid).unwrap_or(fields.rss_pages * page);
+        sample.processes += 1;
+    }
+    sample
+}
+
+/// The process `root` and its children, `root` first.
+pub fn tree(root: i32) -> Vec<i32> {
+    let mut pids: Vec<i32> = pids().filter(|&pid| pid != root && stat(pid).is_some_and(|f| f.ppid == root)).collect();
+    pids.insert(0, root);
+    pids
+}
+
+fn pss_bytes(pid: i32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    let kb = text.lines().find_map(|l| l.strip_prefix("Pss:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())?;
+    Some(kb * 1024)
+}
+
 /// The process groups led by a child of this process: the servers it started.
 pub fn child_group_leaders() -> Vec<i32> {
     // SAFETY: getpid has no preconditions.
@@ -84,6 +115,16 @@ mod tests {
         // SAFETY: getpgrp has no preconditions.
         let s = sample_group(unsafe { libc::getpgrp() });
         assert!(s.processes >= 1 && s.rss_bytes > 0, "{s:?}");
+    }
+
+    #[test]
+    fn a_tree_is_its_root_and_the_roots_children() {
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+        // SAFETY: getpid has no preconditions.
+        let s = sample_tree(unsafe { libc::getpid() });
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(s.processes >= 2 && s.rss_bytes > 0, "{s:?}");
     }
 
     #[test]

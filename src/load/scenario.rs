@@ -19,6 +19,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("password", include_str!("../../spec/scenarios/password.toml")),
     ("userinfo", include_str!("../../spec/scenarios/userinfo.toml")),
     ("longpoll", include_str!("../../spec/scenarios/longpoll.toml")),
+    ("db", include_str!("../../spec/scenarios/db.toml")),
+    ("fortunes", include_str!("../../spec/scenarios/fortunes.toml")),
+    ("queries", include_str!("../../spec/scenarios/queries.toml")),
+    ("updates", include_str!("../../spec/scenarios/updates.toml")),
+    ("slowdb", include_str!("../../spec/scenarios/slowdb.toml")),
 ];
 
 /// One request template.

@@ -7,7 +7,7 @@
 
 use super::model::{Group, Model};
 use super::table::Table;
-use super::{charts, context, features, generators, glance, implementation, tables, warnings};
+use super::{charts, context, database, features, generators, glance, implementation, tables, warnings};
 
 pub enum Block {
     Heading(u8, String),
@@ -92,6 +92,7 @@ fn scenario(model: &Model, g: &Group, doc: &mut Vec<Block>) {
     doc.extend(charts::latency(model, g).into_iter().map(Block::Chart));
     doc.push(Block::Table(tables::throughput(model, g)));
     doc.push(Block::Table(tables::latency(model, g)));
+    doc.extend(database::table(model, g).map(Block::Table));
     match g.scenario.as_str() {
         "page" => doc.push(Block::Table(tables::ab_percentiles(model, g))),
         "hello" => doc.push(Block::Table(tables::wrk_table(model, g))),

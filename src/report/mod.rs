@@ -15,6 +15,7 @@ mod capacity;
 mod charts;
 pub mod compare;
 mod context;
+mod database;
 mod document;
 pub mod export;
 mod features;

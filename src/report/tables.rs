@@ -20,7 +20,8 @@ pub const MARKS: &str = "Median over repeats, ± half their range. ≈: within n
 pub fn throughput(model: &Model, g: &Group) -> Table {
     let mut header = vec!["implementation".to_string()];
     header.extend(g.cores.iter().map(|&k| cores_text(k)));
-    let mut t = Table { header, ..Table::new(format!("{}: successful requests/s", g.title()), &[]) }.note(noted(model, MARKS));
+    let marks = if super::database::any_limited(model) { format!("{MARKS} {}", super::database::MARK_NOTE) } else { MARKS.to_string() };
+    let mut t = Table { header, ..Table::new(format!("{}: successful requests/s", g.title()), &[]) }.note(noted(model, &marks));
     for name in measured_in(model, g) {
         let mut row = vec![model.label(name)];
         row.extend(g.cores.iter().map(|&k| g.cell(name, k).map_or("—".into(), throughput_cell)));
@@ -53,6 +54,10 @@ pub fn flags(c: &Cell) -> String {
     }
     if c.saturated > 0 {
         s += &format!(" ⚠{}", c.saturated);
+    }
+    let database = super::database::limited(&c.points);
+    if database > 0 {
+        s += &format!(" {}{database}", super::database::MARK);
     }
     if !c.failed.is_empty() {
         s += &format!(" ✗{}", c.failed.len());
@@ -180,6 +185,9 @@ pub fn points(model: &Model, name: &str) -> Table {
         }
         if p.generator.shared {
             flags.push("shared CPUs".to_string());
+        }
+        if p.database.as_ref().is_some_and(|d| d.limited) {
+            flags.push("database-limited".to_string());
         }
         if let Some(e) = &p.error {
             flags.push(format!("failed: {}", e.lines().next().unwrap_or("")));

@@ -99,6 +99,13 @@ fn points(model: &Model, out: &mut Vec<Kind>) {
             details: saturated.iter().map(|p| saturation(p)).collect(),
         });
     }
+    let database: Vec<&PointRecord> = model.points.iter().filter(|p| p.database.as_ref().is_some_and(|d| d.limited)).collect();
+    if !database.is_empty() {
+        out.push(Kind {
+            summary: format!("database-limited in {}: {}", points_text(database.len()), by_implementation(&database)),
+            details: database.iter().map(|p| database_limit(p)).collect(),
+        });
+    }
     let mut kinds: Vec<(String, Vec<(&PointRecord, &String)>)> = Vec::new();
     for p in &model.points {
         for w in &p.warnings {
@@ -117,6 +124,13 @@ fn points(model: &Model, out: &mut Vec<Kind>) {
             details: items.iter().map(|(p, w)| format!("{}: {w}", p.key)).collect(),
         });
     }
+}
+
+/// Why a point is flagged database-limited, in numbers.
+fn database_limit(p: &PointRecord) -> String {
+    let d = p.database.as_ref().map(|d| (d.cpu_util, d.shared, d.cpus.len())).unwrap_or_default();
+    let place = if d.1 { "the load generator's" } else { "its own" };
+    format!("{}: PostgreSQL kept {} CPU(s) of {place} {:.0}% busy: the server waited on the database", p.key, d.2, d.0 * 100.0)
 }
 
 /// The kind of a point's warning: a name for the ones `concur run` writes,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Scenarios in the order a sweep takes them: the simplest first.
-const ORDER: &[&str] = &["hello", "json", "page", "userinfo", "password", "longpoll"];
+const ORDER: &[&str] = &["hello", "json", "page", "userinfo", "password", "longpoll", "db", "fortunes", "queries", "updates", "slowdb"];
 
 /// Every scenario: the built-in ones, and any other file in `spec/scenarios/`.
 pub fn catalog(root: &Path) -> Result<Vec<ScenarioInfo>> {
@@ -44,6 +44,7 @@ fn info(s: &Scenario) -> Result<ScenarioInfo> {
         duration_s: s.duration.map(|d| d.as_secs_f64()),
         requests: s.requests,
         timeout_s: s.timeout.map(|d| d.as_secs_f64()),
+        database: s.steps.iter().any(|step| crate::db::is_database_route(&step.path)),
     })
 }
 
@@ -176,6 +177,7 @@ mod tests {
             locust: None,
             server_addr: None,
             server_netns: None,
+            database_cpus: Vec::new(),
         }
     }
 

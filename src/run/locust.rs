@@ -9,7 +9,8 @@
 use super::drive;
 use super::plan::PointSpec;
 use super::point::{SAMPLE_EVERY, alive};
-use super::sampler::Sampler;
+use super::database::Attached;
+use super::sampler::{Sampler, Target};
 use super::usage;
 use crate::load::{Control, Scenario};
 use crate::locust::{self, locustfile, master, output::{Stats, WorkerLoad}};
@@ -33,7 +34,7 @@ pub fn check(root: &Path, points: &[PointSpec]) -> Result<()> {
 }
 
 /// Warm-up and measurement of a Locust point; fills `point`.
-pub fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord, log_dir: &Path) -> Result<()> {
+pub fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord, log_dir: &Path, database: Option<&Attached>) -> Result<()> {
     let settings = spec.locust.clone().context("a Locust point without its master's settings")?;
     let tool = locust::find(Some(root)).map_err(anyhow::Error::msg)?;
     let scenario = Scenario::load(&drive::reference(root, &spec.scenario))?;
@@ -57,12 +58,14 @@ pub fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &m
         cpus: spec.generator_cpus.clone(),
     };
     let control = Arc::new(Control::new());
-    let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
+    let sampler = Sampler::start(Target::Group(server.pgid()), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
+    let watch = database.map(|d| d.watch(spec, &control));
     let outcome = {
         let _watch = super::interrupt::Watch::new(Arc::clone(&control));
         master::run(&tool, &run, &control)
     };
     let samples = sampler.finish();
+    let database = database.zip(watch.map(Sampler::finish));
     let outcome = outcome?;
     if outcome.stats.requests() == 0 {
         anyhow::bail!("Locust sent no request during the measurement (see master.log and worker-*.log in {})", run.dir.display());
@@ -74,7 +77,7 @@ pub fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &m
     let elapsed_s = if spec.warmup_s > 0.0 { duration_s } else { outcome.stats.elapsed_s().unwrap_or(outcome.elapsed_s) };
     fill(point, &outcome.stats, &outcome.workers, elapsed_s);
     point.server = usage::server(samples, elapsed_s, spec.cores);
-    point.generator = usage::generator(spec.generator_cpus.clone(), spec.shared, outcome.cpu_seconds, elapsed_s, point.server.cpu_seconds);
+    (point.generator, point.database) = super::database::usage_beside(spec, elapsed_s, point.server.cpu_seconds, outcome.cpu_seconds, database);
     point.generator.kind = spec.generator;
     point.generator.version = tool.version;
     judge_workers(point, &outcome.workers, settings.workers);

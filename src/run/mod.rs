@@ -11,6 +11,7 @@
 //! or after the points on a server of their own.
 
 pub mod capacity;
+mod database;
 mod drive;
 pub mod held;
 mod interrupt;
@@ -117,7 +118,7 @@ fn open_run(store: &Store, plan: &Plan, resume: bool, root: &Path, implementatio
     }
     let asked: Vec<&Implementation> = implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())).collect();
     let mut environment = env::capture(root, impls::toolchains(&asked), affinity::available().len());
-    environment.topology = Some(placement::record(topology, &plan.cores));
+    environment.topology = Some(placement::record(topology, &plan.cores, plan.points.iter().any(|p| !p.database_cpus.is_empty())));
     let mut run = RunInfo::starting(plan.profile.clone(), plan.key(), serde_json::to_value(plan)?, environment, plan.notes.clone());
     run.id = store.insert_run(&run)?;
     println!("run {}: profile {}, {} points, into {}", run.id, plan.profile, plan.points.len(), store.path().display());
@@ -149,14 +150,16 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
         }
     }
     let todo: Vec<&PointSpec> = pending.into_iter().filter(|p| ready.contains_key(p.implementation.as_str())).collect();
-    let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready };
+    // Dropped when the sweep ends, however it ends: the cluster stops with it.
+    let database = std::cell::RefCell::new(database::Database::new(root));
+    let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready, database: &database };
     let hosts = capacity::hosts(&plan.searches, &todo, &searched);
     let mut progress = progress::Progress::new(&todo);
     for spec in todo {
         progress.begin(spec);
         let started = Instant::now();
         let riders = hosts.get(&spec.key);
-        let Some((point, server)) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir, riders.is_some()) else {
+        let Some((point, server)) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir, riders.is_some(), &mut database.borrow_mut()) else {
             return Ok(RunStatus::Interrupted);
         };
         {
@@ -186,7 +189,10 @@ fn result_line(p: &PointRecord) -> String {
         return format!("{head}  FAILED: {}", e.lines().next().unwrap_or(""));
     }
     let ms = |us: u64| us as f64 / 1000.0;
-    let flag = if p.generator.saturated { "  [generator saturated]" } else { "" };
+    let mut flag = if p.generator.saturated { "  [generator saturated]" } else { "" }.to_string();
+    if let Some(d) = &p.database {
+        flag = format!("  database cpu {:.0}%{flag}{}", d.cpu_util * 100.0, if d.limited { "  [database-limited]" } else { "" });
+    }
     format!(
         "{head}  {:>9.1} req/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  rss {:.0} MiB  server cpu {:.0}%  generator cpu {:.0}%{flag}",
         p.throughput(),
@@ -261,7 +267,10 @@ fn print_plan(plan: &Plan) {
             (None, None) => String::new(),
         };
         let shared = if p.shared { " (shared)" } else { "" };
-        let cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
+        let mut cpus = format!("server cpus {} · generator cpus {}{shared}", affinity::describe(&p.server_cpus), affinity::describe(&p.generator_cpus));
+        if !p.database_cpus.is_empty() {
+            cpus += &format!(" · database cpus {}", affinity::describe(&p.database_cpus));
+        }
         let warmup = if p.warmup_s > 0.0 { format!("{}-{}s", p.warmup_s, p.warmup_max_s) } else { "0s".into() };
         let _ = writeln!(out, "  {:<44} c={:<5} warm-up {warmup:<6} {length:<9} {cpus}", p.key, p.connections);
     }

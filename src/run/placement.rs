@@ -25,9 +25,25 @@ pub fn split_cpus(topology: &Topology, k: u32) -> (Vec<usize>, Vec<usize>, bool)
     (p.server, p.generator, p.shared)
 }
 
-/// What the run records of the machine: its topology and each core count's placement.
-pub fn record(topology: &Topology, cores: &[u32]) -> Record {
-    topology.record(cores.iter().map(|&k| topology.place(k as usize, 0)).collect())
+/// Where the roles of a point of a database scenario run at `k` server
+/// cores. The database gets as many CPUs as the server, on physical cores of
+/// its own, when the machine then still has cores of their own for the
+/// generator; else it runs on the generator's CPUs (never on the server's,
+/// whose CPU time is what the point measures). spec/PROFILES.md ("Cores").
+pub fn place_with_database(topology: &Topology, k: u32) -> Placement {
+    let apart = topology.place(k as usize, k as usize);
+    if !apart.shared && !apart.database.is_empty() && !apart.generator.is_empty() {
+        return apart;
+    }
+    let p = topology.place(k as usize, 0);
+    Placement { database: p.generator.clone(), ..p }
+}
+
+/// What the run records of the machine: its topology and each core count's
+/// placement, with the database's CPUs when the run has database scenarios.
+pub fn record(topology: &Topology, cores: &[u32], database: bool) -> Record {
+    let place = |k: u32| if database { place_with_database(topology, k) } else { topology.place(k as usize, 0) };
+    topology.record(cores.iter().map(|&k| place(k)).collect())
 }
 
 /// The plan's notes on where its points run, one per kind, naming the core counts concerned.

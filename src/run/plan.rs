@@ -4,7 +4,7 @@
 //! implementations, the scenarios' defaults and the CPU topology), so it is tested
 //! directly, and a bad flag fails here, before anything starts.
 
-use super::placement::{self, split_cpus};
+use super::placement;
 use super::profile::{Load, Profile};
 use crate::host::topology::Topology;
 use crate::impls::{Availability, Implementation};
@@ -22,6 +22,9 @@ pub struct ScenarioInfo {
     pub duration_s: Option<f64>,
     pub requests: Option<u64>,
     pub timeout_s: Option<f64>,
+    /// A step asks a database route (SPEC §8): its points need the run's
+    /// cluster and an implementation that serves the routes.
+    pub database: bool,
 }
 
 /// What the command line sets over the profile, for every scenario; empty
@@ -151,6 +154,10 @@ pub struct PointSpec {
     /// The network namespace the server starts in (`ip netns exec`); none: this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_netns: Option<String>,
+    /// The database's CPUs, for a point of a database scenario (`placement::place_with_database`);
+    /// empty for every other point, and then left out of the plan's JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub database_cpus: Vec<usize>,
 }
 
 fn keep_alive() -> bool {
@@ -245,7 +252,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         for scenario in &scenarios {
             let load = settings_for(args, profile, scenario)?;
             for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
-                let (server_cpus, generator_cpus, shared) = split_cpus(inputs.topology, k);
+                let (server_cpus, generator_cpus, database_cpus, shared) = super::database::split_cpus(inputs.topology, k, scenario.database);
                 let mut combos: Vec<(Level, bool, Generator)> = Vec::new();
                 for &level in &load.levels {
                     for &keepalive in &load.keepalive {
@@ -255,7 +262,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                 for (level, keepalive, generator) in combos {
                     let (label, key_part) = level_names(level, keepalive, generator);
                     let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
-                    for imp in &order {
+                    for imp in order.iter().filter(|i| !scenario.database || super::database::serves(inputs.implementations, &i.0)) {
                         let (connections, rate) = match level {
                             Level::Connections(c) => (c, None),
                             Level::PerCore(c) => (c * k, None),
@@ -285,6 +292,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
                             locust: locust.clone(),
                             server_addr: args.server_addr.clone(),
                             server_netns: args.server_netns.clone(),
+                            database_cpus: database_cpus.clone(),
                         });
                     }
                 }
@@ -299,6 +307,11 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     };
     let searches = super::capacity::searches(args, inputs, &scenarios, &cores, &implementations, settings_of)?;
     let held = super::held::searches(args, inputs, &cores, &implementations, |s| Ok(settings_for(args, profile, s)?.env))?;
+    let skipped = super::database::skipped(inputs.implementations, &available, &scenarios);
+    if points.is_empty() && searches.is_empty() && held.is_empty() && !skipped.is_empty() {
+        bail!("nothing to measure: {}", skipped.join("; "));
+    }
+    notes.extend(skipped);
     notes.extend(placement::notes(inputs.topology, &cores, &points));
     if points.iter().any(|p| !p.keepalive) {
         notes.push("points whose level says `close` send every request on a new connection with `Connection: close` (keepalive = false); \

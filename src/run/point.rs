@@ -6,7 +6,8 @@
 
 use super::drive;
 use super::plan::PointSpec;
-use super::sampler::Sampler;
+use super::database::{Attached, Database};
+use super::sampler::{Sampler, Target};
 use super::usage;
 use crate::impls::Implementation;
 use crate::load::{Control, LoadReport, RateCheck};
@@ -24,17 +25,24 @@ pub(super) const READY_TIMEOUT: Duration = Duration::from_secs(90);
 /// SIGTERM to SIGKILL.
 pub(super) const STOP_GRACE: Duration = Duration::from_secs(5);
 
-/// Measures one point; `None` when a stop was asked for (the point is not kept).
+/// Measures one point, with the run's database when its scenario needs it;
+/// `None` when a stop was asked for (the point is not kept).
 /// With `keep`, a point measured without error hands its server back, still
 /// running and warm, for the capacity searches that follow on it; the caller stops it.
-pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path, keep: bool) -> Option<(PointRecord, Option<Server>)> {
+pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path, keep: bool, database: &mut Database) -> Option<(PointRecord, Option<Server>)> {
     let mut point = blank(spec);
     let log = log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let mut kept = None;
-    let result = start(root, imp, spec, &log).and_then(|mut server| {
+    let attached = database.attach(spec);
+    let result = attached.and_then(|db| {
+        let env = db.as_ref().map_or(&[][..], |d| &d.env[..]);
+        start(root, imp, spec, &log, env).map(|server| (server, db))
+    });
+    let result = result.and_then(|(mut server, db)| {
+        let db = db.as_ref();
         let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| match spec.generator {
-            Generator::ConcurLoad => load_phases(root, spec, &mut server, &mut point).map(|_| ()),
-            Generator::Locust => super::locust::load_phases(root, spec, &mut server, &mut point, log_dir),
+            Generator::ConcurLoad => load_phases(root, spec, &mut server, &mut point, db).map(|_| ()),
+            Generator::Locust => super::locust::load_phases(root, spec, &mut server, &mut point, log_dir, db),
         });
         if keep && outcome.is_ok() && !crate::host::interrupt::stopping() {
             kept = Some(server);
@@ -55,8 +63,10 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
     Some((point, kept))
 }
 
-pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path) -> Result<Server> {
-    let env = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+/// Starts the server of `spec` with `database`'s environment (none: no database) under its own.
+pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path, database: &[(String, String)]) -> Result<Server> {
+    let mut env: Vec<(String, String)> = database.to_vec();
+    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let launch =
         Launch { port: server::free_port()?, cores: spec.cores, env, cpus: Some(spec.server_cpus.clone()), log: Some(log.to_path_buf()), netns: spec.server_netns.clone() };
     let mut server = Server::start(imp, root, &launch)?;
@@ -67,17 +77,21 @@ pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &P
     Ok(server)
 }
 
-/// Warm-up and the sampled measurement; fills `point`, and returns the open loop's rate check.
-pub(super) fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord) -> Result<Option<RateCheck>> {
+/// Warm-up and the sampled measurement, the database's processes sampled too
+/// when it has one; fills `point`, and returns the open loop's rate check.
+pub(super) fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &mut PointRecord, database: Option<&Attached>) -> Result<Option<RateCheck>> {
     let plan = drive::plan(root, spec, server.addr)?;
     let control = Arc::new(Control::new());
-    let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
+    let sampler = Sampler::start(Target::Group(server.pgid()), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
+    let watch = database.map(|d| d.watch(spec, &control));
     let report = drive::run(&plan, &control);
     let samples = sampler.finish();
+    let database = database.zip(watch.map(Sampler::finish));
     let report: LoadReport = report?;
     drive::fill(point, &report);
     point.server = usage::server(samples, report.elapsed_s, spec.cores);
-    point.generator = usage::generator(spec.generator_cpus.clone(), spec.shared, drive::generator_cpu_seconds(&report), report.elapsed_s, point.server.cpu_seconds);
+    let generator_cpu_s = drive::generator_cpu_seconds(&report);
+    (point.generator, point.database) = super::database::usage_beside(spec, report.elapsed_s, point.server.cpu_seconds, generator_cpu_s, database);
     alive(server, "measurement")?;
     Ok(report.rate)
 }

@@ -127,6 +127,7 @@ mod tests {
             locust: None,
             server_addr: None,
             server_netns: None,
+            database_cpus: Vec::new(),
         }
     }
 

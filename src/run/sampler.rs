@@ -5,13 +5,31 @@
 //! the load announces that moment a little ahead.
 
 use crate::host::affinity;
-use crate::host::procstat::sample_group;
+use crate::host::procstat::{GroupSample, sample_group, sample_tree};
 use crate::load::Control;
 use crate::store::UsageSample;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// The processes a sampler watches.
+#[derive(Debug, Clone, Copy)]
+pub enum Target {
+    /// Every process of a group: a server's.
+    Group(i32),
+    /// A process and its children: PostgreSQL's postmaster and backends.
+    Tree(i32),
+}
+
+impl Target {
+    fn sample(self) -> GroupSample {
+        match self {
+            Target::Group(pgid) => sample_group(pgid),
+            Target::Tree(pid) => sample_tree(pid),
+        }
+    }
+}
 
 /// A running sampler; [`Sampler::finish`] stops it and returns its samples.
 pub struct Sampler {
@@ -20,9 +38,9 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Samples group `pgid` every `every` from the moment `load` says its
+    /// Samples `target` every `every` from the moment `load` says its
     /// measurement starts; CPU time counts from then.
-    pub fn start(pgid: i32, every: Duration, cpus: Vec<usize>, load: Arc<Control>) -> Sampler {
+    pub fn start(target: Target, every: Duration, cpus: Vec<usize>, load: Arc<Control>) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let handle = std::thread::spawn(move || {
@@ -30,9 +48,9 @@ impl Sampler {
             let Some(started) = wait_for_start(&flag, &load) else {
                 return Vec::new();
             };
-            let base = sample_group(pgid).cpu_seconds;
+            let base = target.sample().cpu_seconds;
             let take = || {
-                let s = sample_group(pgid);
+                let s = target.sample();
                 UsageSample { t_ms: started.elapsed().as_millis() as u64, cpu_seconds: (s.cpu_seconds - base).max(0.0), rss_bytes: s.rss_bytes, processes: s.processes }
             };
             let mut samples = vec![take()];
@@ -87,7 +105,7 @@ mod tests {
         for _ in 0..10 {
             let load = Arc::new(Control::new());
             load.begin_measurement(Instant::now());
-            let sampler = Sampler::start(pgid, Duration::from_millis(30), affinity::available(), load);
+            let sampler = Sampler::start(Target::Group(pgid), Duration::from_millis(30), affinity::available(), load);
             let spin = Instant::now();
             while spin.elapsed() < Duration::from_millis(150) {
                 std::hint::black_box(0u64);

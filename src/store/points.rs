@@ -11,17 +11,19 @@ const COLUMNS: &str = "key, implementation, scenario, cores, connections, rate, 
     lat_count, lat_min_us, lat_mean_us, lat_stdev_us, lat_p50_us, lat_p75_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, histogram,
     steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes, processes_max, server_samples,
     gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report, keepalive, generator, gen_version,
-    lat_unfinished, lat_lower_bounds, unfinished_age";
+    lat_unfinished, lat_lower_bounds, unfinished_age,
+    db_cpus, db_shared, db_cpu_s, db_cpu_util, db_mem_peak_bytes, db_mem_mean_bytes, db_processes_max, db_limited, db_samples";
 
 pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result<()> {
-    let (l, s, g) = (&p.latency, &p.server, &p.generator);
+    let (l, s, g, d) = (&p.latency, &p.server, &p.generator, p.database.as_ref());
     let sql = format!(
         "INSERT INTO points (run_id, {COLUMNS}) VALUES (:run_id, :key, :implementation, :scenario, :cores, :connections, :rate, :level, :repeat,
             :started_at, :warmup_s, :duration_s, :error, :requests, :successes, :errors_total, :errors,
             :lat_count, :lat_min_us, :lat_mean_us, :lat_stdev_us, :lat_p50_us, :lat_p75_us, :lat_p90_us, :lat_p99_us, :lat_p999_us, :lat_max_us, :histogram,
             :steps, :timeline, :server_cpu_s, :server_cpu_util, :rss_peak_bytes, :rss_mean_bytes, :processes_max, :server_samples,
             :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report, :keepalive, :generator, :gen_version,
-            :lat_unfinished, :lat_lower_bounds, :unfinished_age)"
+            :lat_unfinished, :lat_lower_bounds, :unfinished_age,
+            :db_cpus, :db_shared, :db_cpu_s, :db_cpu_util, :db_mem_peak_bytes, :db_mem_mean_bytes, :db_processes_max, :db_limited, :db_samples)"
     );
     conn.execute(
         &sql,
@@ -42,6 +44,11 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             ":keepalive": p.keepalive, ":generator": g.kind.as_str(), ":gen_version": g.version,
             ":lat_unfinished": l.unfinished as i64, ":lat_lower_bounds": serde_json::to_string(&l.lower_bounds)?,
             ":unfinished_age": (l.unfinished > 0).then(|| serde_json::to_string(&p.unfinished_age)).transpose()?,
+            ":db_cpus": d.map(|d| serde_json::to_string(&d.cpus)).transpose()?, ":db_shared": d.map(|d| d.shared),
+            ":db_cpu_s": d.map(|d| d.cpu_seconds), ":db_cpu_util": d.map(|d| d.cpu_util),
+            ":db_mem_peak_bytes": d.map(|d| d.mem_peak_bytes as i64), ":db_mem_mean_bytes": d.map(|d| d.mem_mean_bytes as i64),
+            ":db_processes_max": d.map(|d| d.processes_max), ":db_limited": d.is_some_and(|d| d.limited),
+            ":db_samples": d.map(|d| serde_json::to_string(&d.samples)).transpose()?,
         },
     )?;
     Ok(())
@@ -121,9 +128,28 @@ fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
             kind: Generator::parse(&r.get::<_, String>("generator")?).unwrap_or_default(),
             version: r.get("gen_version")?,
         },
+        database: database(r)?,
         warnings: json(r, "warnings")?,
         load_report: load_report.map(|t| serde_json::from_str(&t)).transpose().map_err(json_err)?,
     })
+}
+
+/// The database's columns, set only for a point of a database scenario.
+fn database(r: &Row) -> rusqlite::Result<Option<DatabaseUsage>> {
+    if r.get::<_, Option<String>>("db_cpus")?.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(DatabaseUsage {
+        cpus: json(r, "db_cpus")?,
+        shared: r.get("db_shared")?,
+        cpu_seconds: r.get("db_cpu_s")?,
+        cpu_util: r.get("db_cpu_util")?,
+        mem_peak_bytes: u64_col(r, "db_mem_peak_bytes")?,
+        mem_mean_bytes: u64_col(r, "db_mem_mean_bytes")?,
+        processes_max: r.get("db_processes_max")?,
+        limited: r.get("db_limited")?,
+        samples: json(r, "db_samples")?,
+    }))
 }
 
 #[cfg(test)]
@@ -202,6 +228,30 @@ mod tests {
         assert_eq!(data.points, vec![point("a"), point("b")]);
         assert_eq!(data.implementations[0].reason.as_deref(), Some("headers: no Date"));
         assert_eq!(data.implementations[0].manifest.features.multithreading, Some(true));
+    }
+
+    #[test]
+    fn a_database_scenarios_point_keeps_the_databases_usage_and_others_have_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("r.db")).unwrap();
+        let id = store.insert_run(&run()).unwrap();
+        let usage = DatabaseUsage {
+            cpus: vec![1],
+            shared: true,
+            cpu_seconds: 2.5,
+            cpu_util: 0.83,
+            mem_peak_bytes: 90 << 20,
+            mem_mean_bytes: 80 << 20,
+            processes_max: 23,
+            limited: true,
+            samples: vec![UsageSample { t_ms: 250, cpu_seconds: 0.2, rss_bytes: 80 << 20, processes: 23 }],
+        };
+        let db = PointRecord { database: Some(usage), ..point("demo/db/cores=1/c=256/r1") };
+        store.insert_point(id, &db).unwrap();
+        store.insert_point(id, &point("demo/hello/cores=1/c=50/r1")).unwrap();
+        assert_eq!(store.load_run(id).unwrap().points, vec![db, point("demo/hello/cores=1/c=50/r1")]);
+        let limited: i64 = store.conn.query_row("SELECT SUM(db_limited) FROM points WHERE db_cpus IS NOT NULL", [], |r| r.get(0)).unwrap();
+        assert_eq!(limited, 1);
     }
 
     #[test]

@@ -12,8 +12,19 @@ pub const APPLICATION_ID: i32 = 0x636f_6e63;
 
 /// Migration N (1-based) brings a file from version N-1 to N. Never edit one
 /// that has shipped: add the next.
-pub const MIGRATIONS: &[&str] =
-    &[V1, super::micro::MIGRATION, V3, V4, super::capacity::MIGRATION, V6, V7, super::noise::MIGRATION, TOPOLOGY, super::held::MIGRATION];
+pub const MIGRATIONS: &[&str] = &[
+    V1,
+    super::micro::MIGRATION,
+    V3,
+    V4,
+    super::capacity::MIGRATION,
+    V6,
+    V7,
+    super::noise::MIGRATION,
+    TOPOLOGY,
+    super::held::MIGRATION,
+    DATABASE,
+];
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -125,6 +136,21 @@ ALTER TABLE capacity_steps ADD COLUMN unfinished_max_us INTEGER NOT NULL DEFAULT
 /// JSON: threads per core, physical cores, NUMA nodes, each core count's CPUs
 /// per role); NULL for older runs.
 const TOPOLOGY: &str = "ALTER TABLE runs ADD COLUMN topology TEXT;";
+
+/// The database's usage beside the server's, for the points of a database
+/// scenario (`store::DatabaseUsage`); NULL (`db_limited` 0) for every other
+/// point and every older one.
+const DATABASE: &str = "
+ALTER TABLE points ADD COLUMN db_cpus TEXT;
+ALTER TABLE points ADD COLUMN db_shared INTEGER;
+ALTER TABLE points ADD COLUMN db_cpu_s REAL;
+ALTER TABLE points ADD COLUMN db_cpu_util REAL;
+ALTER TABLE points ADD COLUMN db_mem_peak_bytes INTEGER;
+ALTER TABLE points ADD COLUMN db_mem_mean_bytes INTEGER;
+ALTER TABLE points ADD COLUMN db_processes_max INTEGER;
+ALTER TABLE points ADD COLUMN db_limited INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE points ADD COLUMN db_samples TEXT;
+";
 
 /// Brings the database at `path` up to the last of `migrations`.
 pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {

@@ -196,6 +196,27 @@ pub struct GeneratorUsage {
     pub version: String,
 }
 
+/// What the database's processes (the postmaster and its children: every
+/// backend, the checkpointer, the WAL writer) used during a measurement of
+/// a database scenario, beside the server's usage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DatabaseUsage {
+    /// CPUs the database was pinned to for the point.
+    pub cpus: Vec<usize>,
+    /// They are the load generator's: the machine had no physical cores left for the database's own.
+    pub shared: bool,
+    pub cpu_seconds: f64,
+    /// `cpu_seconds / (duration × cpus)`.
+    pub cpu_util: f64,
+    /// Proportional set size summed over the processes (shared buffers counted once), highest and mean sample.
+    pub mem_peak_bytes: u64,
+    pub mem_mean_bytes: u64,
+    pub processes_max: u32,
+    /// The database, not the server, limited the point (see spec/RESULTS-DB.md).
+    pub limited: bool,
+    pub samples: Vec<UsageSample>,
+}
+
 /// A load generator `concur run` can drive. Part of a point's identity: two
 /// generators' numbers for the same level are two points, never one median.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -280,6 +301,9 @@ pub struct PointRecord {
     pub timeline: Vec<SecondRecord>,
     pub server: ServerUsage,
     pub generator: GeneratorUsage,
+    /// The database's usage, for a point of a database scenario; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseUsage>,
     /// What the reader should know: fewer connections than asked, a target rate not reached.
     pub warnings: Vec<String>,
     /// The load generator's own JSON result, kept whole; `None` when not available.
@@ -317,6 +341,7 @@ impl Default for PointRecord {
             timeline: Vec::new(),
             server: ServerUsage::default(),
             generator: GeneratorUsage::default(),
+            database: None,
             warnings: Vec::new(),
             load_report: None,
         }

@@ -84,7 +84,10 @@ fn run() -> RunInfo {
                 ],
             }),
         },
-        notes: vec!["with 2 server core(s) on this 2-CPU machine the load generator shares the server's CPUs".into()],
+        notes: vec![
+            "with 2 server core(s) on this 2-CPU machine the load generator shares the server's CPUs".into(),
+            "beta: db not measured: it does not serve the database routes yet (no `database_routes = true` in its concur.toml, spec/MANIFEST.md)".into(),
+        ],
     }
 }
 
@@ -136,6 +139,7 @@ fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, succes
             samples: vec![UsageSample { t_ms: 0, cpu_seconds: 0.0, rss_bytes: rss_mib << 20, processes: cores }],
         },
         generator: GeneratorUsage { cpus: if shared { vec![0, 1] } else { vec![1] }, shared, cpu_seconds: 1.0, cpu_util: 0.25, saturated: false, ..Default::default() },
+        database: None,
         warnings: vec![],
         load_report: None,
     }
@@ -168,6 +172,32 @@ fn points() -> Vec<PointRecord> {
     out
 }
 
+/// alpha's points of the database scenario `db` at 1 core (beta does not
+/// serve the routes), PostgreSQL on the generator's CPU: 60 µs of the
+/// database's CPU per request against the server's 40, and the third
+/// repeat limited by the database.
+fn database_points() -> Vec<PointRecord> {
+    (1..=3u32)
+        .map(|repeat| {
+            let mut p = point("alpha", "db", "c=64", 1, repeat, 12_000 + 100 * u64::from(repeat), latency(3000, 2000, 9000, None), 20);
+            p.server.cpu_seconds = 0.48;
+            let limited = repeat == 3;
+            p.database = Some(DatabaseUsage {
+                cpus: vec![1],
+                shared: true,
+                cpu_seconds: if limited { 0.9 } else { 0.72 },
+                cpu_util: if limited { 0.96 } else { 0.7 },
+                mem_peak_bytes: (70 + u64::from(repeat)) << 20,
+                mem_mean_bytes: 68 << 20,
+                processes_max: 14,
+                limited,
+                samples: vec![UsageSample { t_ms: 0, cpu_seconds: 0.0, rss_bytes: 68 << 20, processes: 14 }],
+            });
+            p
+        })
+        .collect()
+}
+
 /// Writes the fixed run into a new database at `path`; returns the run id.
 pub fn write_db(path: &Path) -> i64 {
     let store = Store::open(path).unwrap();
@@ -175,7 +205,7 @@ pub fn write_db(path: &Path) -> i64 {
     for imp in implementations() {
         store.put_implementation(id, &imp).unwrap();
     }
-    for p in points() {
+    for p in points().into_iter().chain(database_points()) {
         store.insert_point(id, &p).unwrap();
     }
     for search in held_searches() {

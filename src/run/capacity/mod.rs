@@ -109,6 +109,10 @@ pub struct SearchSpec {
     pub server_addr: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_netns: Option<String>,
+    /// The database's CPUs for a database scenario (as its points'); empty otherwise, and then
+    /// left out of the plan's JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub database_cpus: Vec<usize>,
 }
 
 impl SearchSpec {
@@ -166,8 +170,8 @@ pub fn searches(
     let mut out = Vec::new();
     for scenario in searched {
         for &k in cores.iter().filter(|k| c.cores.as_ref().is_none_or(|only| only.contains(k))) {
-            let (server_cpus, generator_cpus, shared) = super::placement::split_cpus(inputs.topology, k);
-            for (name, _) in implementations.iter().filter(|i| i.1) {
+            let (server_cpus, generator_cpus, database_cpus, shared) = super::database::split_cpus(inputs.topology, k, scenario.database);
+            for (name, _) in implementations.iter().filter(|i| i.1 && (!scenario.database || super::database::serves(inputs.implementations, &i.0))) {
                 let SearchSettings { timeout_s, env, warmup_s, warmup_max_s } = settings_of(scenario, name)?;
                 out.push(SearchSpec {
                     key: format!("{name}/{}/cores={k}/capacity", scenario.name),
@@ -191,6 +195,7 @@ pub fn searches(
                     env: env.clone(),
                     server_addr: args.server_addr.clone(),
                     server_netns: args.server_netns.clone(),
+                    database_cpus: database_cpus.clone(),
                 });
             }
         }

@@ -17,7 +17,9 @@ use crate::run::{interrupt, point};
 use crate::server::Server;
 use crate::store::capacity::{SearchRecord, StepRecord};
 use crate::store::{PointRecord, Store};
+use crate::run::database::Database;
 use anyhow::Result;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
@@ -29,6 +31,8 @@ pub struct Context<'a> {
     pub log_dir: &'a Path,
     /// Implementations built and verified in this run.
     pub ready: &'a BTreeMap<&'a str, &'a Implementation>,
+    /// The run's database, for a search of a database scenario on a server of its own.
+    pub database: &'a RefCell<Database>,
 }
 
 /// Runs every search of `plan` that has not ended; `false` when a stop was asked for.
@@ -127,7 +131,9 @@ fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord], hosted: Option<(
     }
     let log = cx.log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let template = point_spec(spec, 0);
-    let mut server = match point::start(cx.root, imp, &template, &log).and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
+    let attached = cx.database.borrow_mut().attach(&template);
+    let started = attached.and_then(|db| point::start(cx.root, imp, &template, &log, db.as_ref().map_or(&[][..], |d| &d.env[..])));
+    let mut server = match started.and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
         Ok(server) => server,
         Err(e) => {
             if crate::host::interrupt::stopping() {
@@ -169,7 +175,7 @@ fn steps_loop(cx: &Context, spec: &SearchSpec, id: i64, server: &mut Server, ram
         }
         let pspec = point_spec(spec, rate as u32);
         let mut point = point::blank(&pspec);
-        let result = point::load_phases(cx.root, &pspec, server, &mut point);
+        let result = point::load_phases(cx.root, &pspec, server, &mut point, None);
         if crate::host::interrupt::stopping() {
             return Ok(None);
         }
@@ -204,7 +210,7 @@ fn warm_up(cx: &Context, spec: &SearchSpec, server: &mut Server) -> Result<()> {
     pspec.warmup_max_s = spec.server_warmup_max_s.max(spec.server_warmup_s);
     pspec.duration_s = Some(1.0);
     let mut point = point::blank(&pspec);
-    point::load_phases(cx.root, &pspec, server, &mut point)?;
+    point::load_phases(cx.root, &pspec, server, &mut point, None)?;
     Ok(())
 }
 
@@ -267,6 +273,7 @@ fn point_spec(spec: &SearchSpec, rate: u32) -> PointSpec {
         locust: None,
         server_addr: spec.server_addr.clone(),
         server_netns: spec.server_netns.clone(),
+        database_cpus: spec.database_cpus.clone(),
     }
 }
 
@@ -434,6 +441,7 @@ mod tests {
             env: BTreeMap::new(),
             server_addr: None,
             server_netns: None,
+            database_cpus: Vec::new(),
         }
     }
 
