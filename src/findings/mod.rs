@@ -8,8 +8,12 @@
 //! so that the report only lays them out.
 
 pub mod claims;
+mod samples;
+pub mod verdict;
 
 pub use claims::{Claim, Compare, Known, Metric, Predicate, Side, Study, Subject, Test};
+pub use samples::{MicroResults, Results};
+pub use verdict::{Figure, Kind, Verdict, judge};
 
 use anyhow::{Context, Result};
 use std::path::Path;
