@@ -89,6 +89,23 @@ impl Results {
         levels.iter().find(|l| sides.iter().all(|s| has(l, s))).or(levels.iter().find(|l| sides.iter().any(|s| has(l, s)))).map(|l| l.to_string())
     }
 
+    /// Why none of `names` has a result for the subject, when none has.
+    pub(crate) fn none_of(&self, subject: &Subject, names: &[&str]) -> Option<String> {
+        let list = names.join(", ");
+        match subject {
+            Subject::Http { scenario, .. } => match &self.http {
+                None => Some("no HTTP run to judge".into()),
+                Some(run) => (!run.points.iter().any(|p| &p.scenario == scenario && names.contains(&p.implementation.as_str())))
+                    .then(|| format!("run {} has no {scenario} point of {list}", run.run.id)),
+            },
+            Subject::Micro { bench, .. } => match &self.micro {
+                None => Some("no micro run in the database".into()),
+                Some(m) => (!m.results.iter().any(|r| &r.bench == bench && names.contains(&r.implementation.as_str())) && !(bench == "maxprocs" && !m.searches.is_empty()))
+                    .then(|| format!("micro run {} has no {bench} result of {list}", m.run_id)),
+            },
+        }
+    }
+
     /// The core counts measured for a subject, ascending.
     pub(crate) fn cores(&self, subject: &Subject, level: Option<&str>) -> Vec<u32> {
         let mut cores: Vec<u32> = match subject {
@@ -122,7 +139,7 @@ impl Results {
         match subject {
             Subject::Http { scenario, .. } => match (&self.http, level) {
                 (Some(run), Some(level)) => http(run, scenario, level, &side.implementation, cores, metric, &self.floor),
-                _ => Got::Missing(format!("no HTTP run holds {scenario}")),
+                _ => Got::Missing(format!("the results hold no {scenario} point")),
             },
             Subject::Micro { bench, params } => match &self.micro {
                 Some(m) if metric == Metric::MaxProcs => searches(m, &side.implementation, cores, &self.floor),

@@ -100,7 +100,9 @@ impl<'a> Judge<'a> {
 
     fn run(mut self) -> Verdict {
         let cores = if self.p.cores.is_empty() { self.results.cores(&self.p.subject, self.level.as_deref()) } else { self.p.cores.clone() };
+        let none = self.results.none_of(&self.p.subject, &self.names());
         let outcomes = match (&self.p.compare, cores.as_slice()) {
+            _ if none.is_some() => vec![Outcome::new(Kind::NotMeasured, none.unwrap_or_default())],
             (_, []) => vec![Outcome::new(Kind::NotMeasured, format!("the results hold no {}", self.subject_text()))],
             (Compare::ScalesBetter, [from, to]) => self.scaling(*from, *to),
             _ => cores.iter().flat_map(|&k| self.at_cores(k)).collect(),
@@ -118,14 +120,20 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// The command that measures this claim's points.
-    fn command(&self) -> String {
+    /// The implementations the claim names, each once, in order.
+    fn names(&self) -> Vec<&'a str> {
         let mut names: Vec<&str> = Vec::new();
         for s in self.p.a.iter().chain(&self.p.b) {
             if !names.contains(&s.implementation.as_str()) {
                 names.push(&s.implementation);
             }
         }
+        names
+    }
+
+    /// The command that measures this claim's points.
+    fn command(&self) -> String {
+        let names = self.names();
         match &self.p.subject {
             Subject::Http { scenario, .. } => {
                 let mut cores: Vec<u32> = self.p.cores.iter().copied().chain(self.p.a.iter().chain(&self.p.b).filter_map(|s| s.cores)).collect();
