@@ -95,7 +95,7 @@ fn table(study: Study, mine: &[(&Claim, &Verdict)]) -> Table {
         .text_column(4)
         .note("a@k: implementation a at k server cores; a/b: the ratio of the two; ×: a ratio.");
     for (claim, verdict) in mine {
-        let source = claim.source.strip_prefix(study.seed()).map_or(claim.source.as_str(), |s| s.trim_start_matches([':', ' ']));
+        let source = claim.source.strip_prefix(study.seed()).and_then(|s| s.strip_prefix(':')).map_or(claim.source.as_str(), str::trim_start);
         let says = match &claim.stand_in {
             Some(s) => format!("{} (Stand-in: {s}.)", claim.claim),
             None => claim.claim.clone(),
