@@ -5,7 +5,8 @@
 //! `spread`), laid out once (`document`) from charts, result tables,
 //! feature tables and context, and rendered twice (`html`, `markdown`).
 //! `capacity` adds the section of the run's capacity searches (`--slo`),
-//! `held` that of its clients-held searches (`[held]`).
+//! `held` that of its clients-held searches (`[held]`),
+//! `findings` the verdicts on the source studies' claims (spec/FINDINGS.md).
 //! `compare` sets two runs side by side, point by point; `generators` sets
 //! `concur load`'s and Locust's numbers for the same points side by side.
 //! `export` writes the run's points as JSON or CSV for other tools
@@ -19,6 +20,7 @@ mod database;
 mod document;
 pub mod export;
 mod features;
+mod findings;
 mod generators;
 mod glance;
 mod held;
@@ -97,6 +99,11 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     let rendered = append(render_with(data, counterparts, floor), &capacity::section(&store, id)?);
     let rendered = append(rendered, &held::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;
+    // The claims live in the repository; a report written outside one has no section on them.
+    let rendered = match find_root() {
+        Ok(repo) => findings::append(rendered, &store, id, &repo)?,
+        Err(_) => rendered,
+    };
     let out = match &options.out {
         Some(out) => out.clone(),
         None => find_root()?.join("results/report"),

@@ -12,7 +12,7 @@ use super::limits::{self, MemWatch};
 use crate::load::{Control, LoadReport};
 use crate::run::plan::PointSpec;
 use crate::run::ramp::Verdict;
-use crate::run::sampler::Sampler;
+use crate::run::sampler::{Sampler, Target};
 use crate::run::{drive, point, usage};
 use crate::server::Server;
 use crate::store::UsageSample;
@@ -45,7 +45,7 @@ fn load(root: &Path, spec: &HeldSpec, server: &mut Server, step: &mut HeldStepRe
     plan.spawn_rate = Some(step.spawn_rate);
     let control = Arc::new(Control::new());
     let memory = MemWatch::start();
-    let sampler = Sampler::start(server.pgid(), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
+    let sampler = Sampler::start(Target::Group(server.pgid()), SAMPLE_EVERY, spec.generator_cpus.clone(), Arc::clone(&control));
     let report = drive::run(&plan, &control);
     let samples = sampler.finish();
     step.machine_bytes = memory.finish();
@@ -82,6 +82,8 @@ pub fn point_spec(spec: &HeldSpec, clients: u64) -> PointSpec {
         cores: spec.cores,
         server_cpus: spec.server_cpus.clone(),
         generator_cpus: spec.generator_cpus.clone(),
+        // The long poll reads no database.
+        database_cpus: vec![],
         shared: spec.shared,
         level: format!("N={clients}"),
         connections: clients as u32,
