@@ -31,8 +31,14 @@ public final class ConcurServer {
     private final Server server;
     private final QueuedThreadPool pool;
     private final ServerConnector connector;
+    private final Database database;
 
+    /** A server without a database: the database routes answer 503 (SPEC §8.4). */
     public ConcurServer(Config config, Threads threads) {
+        this(config, threads, Database.Settings.NONE);
+    }
+
+    public ConcurServer(Config config, Threads threads, Database.Settings db) {
         // Jetty's defaults: 8..200 platform threads, idle ones retire after 60 s.
         pool = new QueuedThreadPool();
         pool.setName("jetty");
@@ -58,7 +64,9 @@ public final class ConcurServer {
         server.addConnector(connector);
 
         Service service = new Service(config);
-        Handler handler = threads == Threads.VIRTUAL ? new BlockingHandler(service, config) : new AsyncHandler(service, config);
+        database = new Database(db);
+        DbRoutes dbRoutes = new DbRoutes(database);
+        Handler handler = threads == Threads.VIRTUAL ? new BlockingHandler(service, config, dbRoutes) : new AsyncHandler(service, config, dbRoutes);
         server.setHandler(handler);
     }
 
@@ -83,6 +91,7 @@ public final class ConcurServer {
 
     public void stop() throws Exception {
         server.stop();
+        database.close();
     }
 
     public void join() throws InterruptedException {
