@@ -46,9 +46,20 @@ final class Database implements AutoCloseable {
      * {@code connectionTimeout}, 30 s by default). A busy pool and a database
      * that refuses every connection look alike to HikariCP: both time out.
      * SPEC §8.4 wants the 503 within 5 s, so one wait is 2 s, and
-     * {@link #connection} waits again while the pool has connections open.
+     * {@link #connection} waits again unless the pool's last attempt to
+     * connect failed.
      */
     static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(2);
+
+    /**
+     * pgjdbc's {@code loginTimeout}, in seconds. HikariCP otherwise sets the
+     * JVM-wide {@code DriverManager} login timeout from
+     * {@code connectionTimeout} (2 s here), and opening a connection (TCP,
+     * SCRAM's 4,096 PBKDF2 rounds, the driver's first class loading) came
+     * close to that at load 19, and a login cut off by it would read as a
+     * database gone.
+     */
+    static final String LOGIN_TIMEOUT_SECONDS = "10";
 
     final Settings settings;
     private final HikariDataSource pool;
@@ -67,15 +78,18 @@ final class Database implements AutoCloseable {
         config.setPassword(jdbc.password);
         config.setMaximumPoolSize(settings.pool);
         config.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
+        config.addDataSourceProperty("loginTimeout", LOGIN_TIMEOUT_SECONDS);
         // Start at once, database or not: the pool fills in the background (SPEC §8.2).
         config.setInitializationFailTimeout(-1);
         pool = new HikariDataSource(config);
     }
 
     /**
-     * A connection from the pool, waiting for one as long as the pool has
-     * connections open (they are busy, and will come back); when it has none
-     * after a {@link #CONNECTION_TIMEOUT} the database is unreachable.
+     * A connection from the pool, waiting for one as long as it takes while
+     * the database can be reached (the connections are busy, or being
+     * opened). HikariCP's timeout carries the failure of its last attempt to
+     * connect as its cause, and clears it when a connection opens: a timeout
+     * with a cause means the database is unreachable now.
      */
     Connection connection() throws SQLException {
         if (pool == null) {
@@ -85,7 +99,7 @@ final class Database implements AutoCloseable {
             try {
                 return pool.getConnection();
             } catch (SQLTransientConnectionException timedOut) {
-                if (pool.getHikariPoolMXBean().getTotalConnections() == 0) {
+                if (timedOut.getCause() != null) {
                     throw timedOut;
                 }
             }

@@ -145,7 +145,7 @@ class DatabaseTest {
     @Test
     void requests_wait_for_a_pooled_connection() throws Exception {
         try (TestServer small = new TestServer(new Database.Settings(TestDatabase.url(), 2, SLOW))) {
-            small.get("/db"); // the pool has opened its connections
+            rows(small.get("/db")); // the pool has opened a connection
             long start = System.nanoTime();
             List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
