@@ -38,8 +38,14 @@ final class DbRoutes {
     private static final String UPDATE_ROW = "UPDATE world SET randomnumber = ? WHERE id = ?";
     private static final String SELECT_FORTUNES = "SELECT id, message FROM fortune";
     private static final String SLOW_ROW = "SELECT id, randomnumber FROM world, pg_sleep(?) WHERE id = ?";
-    /** Compiled once; a compiled Mustache is safe to run from many threads. */
-    private static final Mustache FORTUNES = new DefaultMustacheFactory("templates").compile("fortunes.mustache");
+    /**
+     * The template, compiled once on the first {@code /fortunes} (a holder
+     * class: the JVM initializes it on first use, once, thread-safely); a
+     * compiled Mustache is safe to run from many threads.
+     */
+    private static final class Template {
+        static final Mustache FORTUNES = new DefaultMustacheFactory("templates").compile("fortunes.mustache");
+    }
     /** SPEC §8.3 sorts by code point; {@code String.compareTo} compares UTF-16 units, which differ above U+FFFF. */
     private static final Comparator<String> CODE_POINT_ORDER = (a, b) -> Arrays.compare(a.codePoints().toArray(), b.codePoints().toArray());
 
@@ -147,7 +153,7 @@ final class DbRoutes {
         fortunes.add(new Fortune(0, "Additional fortune added at request time."));
         fortunes.sort(Comparator.comparing(Fortune::message, CODE_POINT_ORDER));
         StringWriter page = new StringWriter();
-        FORTUNES.execute(page, Map.of("fortunes", fortunes));
+        Template.FORTUNES.execute(page, Map.of("fortunes", fortunes));
         return Reply.html(page.toString().getBytes(StandardCharsets.UTF_8));
     }
 }
