@@ -13,16 +13,21 @@ import org.eclipse.jetty.util.Callback;
  * which may be later. Nothing here waits on a pool thread: the long poll and
  * the {@code /page} delay are timers on the server's {@code Scheduler}, and
  * bodies are read as their bytes arrive. bcrypt is CPU work and runs on the
- * pool thread that has the body, as a Jetty service does.
+ * pool thread that has the body, as a Jetty service does. The database
+ * routes block the pool thread on JDBC ({@link DbRoutes}), as a Jetty service
+ * on a blocking driver does; the handler's {@code InvocationType} is Jetty's
+ * default, {@code BLOCKING}, which allows it.
  */
 final class AsyncHandler extends Handler.Abstract {
 
     private final Service service;
     private final Config config;
+    private final DbRoutes database;
 
-    AsyncHandler(Service service, Config config) {
+    AsyncHandler(Service service, Config config, DbRoutes database) {
         this.service = service;
         this.config = config;
+        this.database = database;
     }
 
     @Override
@@ -35,6 +40,8 @@ final class AsyncHandler extends Handler.Abstract {
                 case PAGE -> page(response, callback);
                 case LONG_POLL -> later(config.longPoll(), () -> service.ok().send(response, callback));
                 case USER_GET -> service.getUser(match.user()).send(response, callback);
+                // JDBC blocks: this pool thread waits for a connection and for each query.
+                case DB, QUERIES, UPDATES, FORTUNES, SLOWDB -> database.answer(match.route(), request).send(response, callback);
                 case PASSWORD_SET, PASSWORD_VERIFY, USER_SET -> Bodies.readAsync(request, response,
                         body -> answer(request, response, callback, match, body),
                         failure -> Reply.fail(request, response, callback, failure));

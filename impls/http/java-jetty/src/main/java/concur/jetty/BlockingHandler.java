@@ -16,10 +16,12 @@ final class BlockingHandler extends Handler.Abstract {
 
     private final Service service;
     private final Config config;
+    private final DbRoutes database;
 
-    BlockingHandler(Service service, Config config) {
+    BlockingHandler(Service service, Config config, DbRoutes database) {
         this.service = service;
         this.config = config;
+        this.database = database;
     }
 
     @Override
@@ -40,6 +42,8 @@ final class BlockingHandler extends Handler.Abstract {
                     yield service.ok();
                 }
                 case USER_GET -> service.getUser(match.user());
+                // JDBC's socket reads and HikariCP's wait park the virtual thread.
+                case DB, QUERIES, UPDATES, FORTUNES, SLOWDB -> database.answer(match.route(), request);
                 case PASSWORD_SET, PASSWORD_VERIFY, USER_SET -> service.post(match, Bodies.read(request, response));
             };
             reply.send(response, callback);

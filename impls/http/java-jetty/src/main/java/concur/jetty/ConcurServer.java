@@ -38,8 +38,14 @@ public final class ConcurServer {
     private final QueuedThreadPool pool;
     private final ServerConnector connector;
     private final Service service;
+    private final Database database;
 
+    /** A server without a database: the database routes answer 503 (SPEC §8.4). */
     public ConcurServer(Config config, Threads threads) {
+        this(config, threads, Database.Settings.NONE);
+    }
+
+    public ConcurServer(Config config, Threads threads, Database.Settings db) {
         // spec/POLICIES.md §1: a thread-per-request pool grows on demand to
         // 16,384 threads of 256 KiB stacks (Jetty's default maximum is 200),
         // and Jetty's 60 s idle timeout shrinks it again; 8 threads at least, as Jetty keeps.
@@ -68,7 +74,9 @@ public final class ConcurServer {
         server.addConnector(connector);
 
         service = new Service(config);
-        Handler handler = threads == Threads.VIRTUAL ? new BlockingHandler(service, config) : new AsyncHandler(service, config);
+        database = new Database(db);
+        DbRoutes dbRoutes = new DbRoutes(database);
+        Handler handler = threads == Threads.VIRTUAL ? new BlockingHandler(service, config, dbRoutes) : new AsyncHandler(service, config, dbRoutes);
         server.setHandler(handler);
     }
 
@@ -98,6 +106,7 @@ public final class ConcurServer {
 
     public void stop() throws Exception {
         server.stop();
+        database.close();
     }
 
     public void join() throws InterruptedException {

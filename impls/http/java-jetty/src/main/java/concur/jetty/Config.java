@@ -36,7 +36,7 @@ public record Config(
                 Duration.ofMillis(integer("CONCUR_LONGPOLL_MS", env.getOrDefault("CONCUR_LONGPOLL_MS", "5000"), 0, 3_600_000)));
     }
 
-    private static int integer(String name, String value, int min, int max) {
+    static int integer(String name, String value, int min, int max) {
         try {
             int n = Integer.parseInt(value);
             if (n >= min && n <= max) {

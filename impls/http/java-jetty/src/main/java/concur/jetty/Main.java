@@ -22,13 +22,15 @@ public final class Main {
             }
         };
         Config config;
+        Database.Settings db;
         try {
             config = Config.fromEnv(System.getenv());
+            db = Database.Settings.fromEnv(System.getenv());
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
             return;
         }
-        new ConcurServer(config, threads).start().join();
+        new ConcurServer(config, threads, db).start().join();
     }
 }

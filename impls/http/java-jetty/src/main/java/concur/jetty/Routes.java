@@ -21,7 +21,13 @@ final class Routes {
         PASSWORD_SET("/password/set/", true),
         PASSWORD_VERIFY("/password/verify/", true),
         USER_SET("/user/set/", true),
-        USER_GET("/user/get/", false);
+        USER_GET("/user/get/", false),
+        // The database routes (SPEC §8.3), answered by DbRoutes.
+        DB("/db", false),
+        QUERIES("/queries", false),
+        UPDATES("/updates", false),
+        FORTUNES("/fortunes", false),
+        SLOWDB("/slowdb", false);
 
         final String path;
         /** POST routes take a JSON body; the others are GET (and HEAD) routes. */

@@ -38,8 +38,13 @@ final class TestServer implements AutoCloseable {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer() throws Exception {
+        this(Database.Settings.NONE);
+    }
+
+    /** A server on the database of {@code db} (DatabaseTest). */
+    TestServer(Database.Settings db) throws Exception {
         Config config = new Config(0, 1, 4, PAGE_FILE, PAGE_DELAY_EVERY, PAGE_DELAY, LONG_POLL);
-        server = new ConcurServer(config, threads()).start();
+        server = new ConcurServer(config, threads(), db).start();
         port = server.port();
     }
 
