@@ -81,16 +81,13 @@ fn processes_with_arg(arg: &str) -> usize {
         .count()
 }
 
-#[test]
-fn serve_stops_the_whole_process_tree_on_ctrl_c() {
-    if tools::require(&tools::PYTHON3).is_none() {
-        return;
-    }
-    let root = fake_root("fake", FAKE);
+/// `concur serve fake` of `root` on a free port, its standard error read up to
+/// the line saying it serves there; the rest of that stream is handed back.
+fn serve_until_ready(root: &Path) -> (std::process::Child, u16, std::io::Lines<BufReader<std::process::ChildStderr>>) {
     let port = concur::server::free_port().unwrap();
     let mut child = concur()
         .args(["serve", "fake", "--port", &port.to_string(), "--root"])
-        .arg(root.path())
+        .arg(root)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -98,6 +95,16 @@ fn serve_stops_the_whole_process_tree_on_ctrl_c() {
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let ready = lines.by_ref().map_while(Result::ok).find(|l| l.contains("serving on"));
     assert!(ready.is_some_and(|l| l.contains(&format!("127.0.0.1:{port}"))));
+    (child, port, lines)
+}
+
+#[test]
+fn serve_stops_the_whole_process_tree_on_ctrl_c() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = fake_root("fake", FAKE);
+    let (mut child, port, _lines) = serve_until_ready(root.path());
     assert_eq!(processes_with_arg("300.5"), 1, "the server's child should be running");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -121,16 +128,7 @@ fn serve_stops_on_ctrl_c_after_its_stderr_reader_is_gone() {
         return;
     }
     let root = fake_root("fake", FAKE);
-    let port = concur::server::free_port().unwrap();
-    let mut child = concur()
-        .args(["serve", "fake", "--port", &port.to_string(), "--root"])
-        .arg(root.path())
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    assert!(lines.by_ref().map_while(Result::ok).any(|l| l.contains("serving on")));
+    let (mut child, port, lines) = serve_until_ready(root.path());
     drop(lines);
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
