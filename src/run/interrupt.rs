@@ -165,7 +165,15 @@ impl Guard {
 }
 
 impl Drop for Guard {
+    /// Ends the guard, unless a signal has been received: a forced exit may
+    /// then be under way on the handler's thread, and the guard must outlive
+    /// it to kill what the main thread started meanwhile (this drop racing
+    /// that exit left neither). A guard left running ends by itself once
+    /// this process has exited and its ten rounds are done.
     fn drop(&mut self) {
+        if interrupt::stopping() {
+            return;
+        }
         if let Some(child) = &mut self.0 {
             // The guard leads its own group (it and its `sleep`).
             crate::host::groups::kill(child.id() as i32);
