@@ -18,7 +18,7 @@ use super::pace::{Budget, Pace};
 use super::request::Requests;
 use super::sys::{self, CpuTime, Waiter};
 use super::warmup::Phase;
-use crate::stats::{ErrorCounts, ErrorKind, Latencies, Timeline};
+use crate::stats::{ErrorKind, Timeline};
 use anyhow::{Context, Result};
 use mio::net::TcpStream;
 use mio::{Interest, Poll, Token};
@@ -27,6 +27,10 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::AsRawFd;
+
+mod tally;
+
+pub use tally::{Outcome, StepTally};
 
 const READ_BUFFER: usize = 64 * 1024;
 /// Socket events taken per wait.
@@ -58,36 +62,6 @@ pub struct Assignment {
     pub connections: usize,
     pub budget: Budget,
     pub cpu: Option<usize>,
-}
-
-/// One step's counts in one worker.
-#[derive(Debug, Default)]
-pub struct StepTally {
-    pub latencies: Latencies,
-    pub ok: u64,
-    pub errors: ErrorCounts,
-    /// Ages at the end of the requests left unanswered (`unfinished`).
-    pub unfinished: Latencies,
-}
-
-/// What a worker hands back when its loop ends.
-#[derive(Debug)]
-pub struct Outcome {
-    pub steps: Vec<StepTally>,
-    pub timeline: Timeline,
-    pub bytes_read: u64,
-    /// Requests started (connect or first write).
-    pub sent: u64,
-    /// Open loop: sends the schedule wanted before the end but that never started.
-    pub owed: u64,
-    /// The most requests in flight at once (connecting, sent, not yet answered).
-    pub peak_in_flight: u64,
-    pub cpu: CpuTime,
-    pub end_ns: u64,
-    pub interrupted: bool,
-    /// The first error message seen of each kind, for the sentences outside the loop.
-    pub first_errors: BTreeMap<ErrorKind, String>,
-    pub warnings: Vec<String>,
 }
 
 /// Runs one worker on the calling thread until the run ends. An error is the
@@ -468,19 +442,6 @@ impl<'a> Worker<'a> {
         self.go_on(i, now, true);
     }
 
-    fn count_failure(&mut self, i: usize, kind: ErrorKind, now: u64, error: Option<&io::Error>) {
-        if self.shared.phase.measures(self.conns[i].origin) {
-            self.steps[self.conns[i].step].errors.add(kind);
-        }
-        self.finished += 1;
-        self.failed += 1;
-        self.in_flight -= 1;
-        self.count_second(now, false);
-        self.first_errors
-            .entry(kind)
-            .or_insert_with(|| error.map_or_else(|| default_message(kind).to_string(), |e| e.to_string()));
-    }
-
     /// Drops user `i`'s connection and moves it to its next request, after a backoff if asked.
     fn go_on(&mut self, i: usize, now: u64, back_off: bool) {
         let c = &mut self.conns[i];
@@ -490,15 +451,6 @@ impl<'a> Worker<'a> {
         }
         let ended = c.advance(self.steps.len());
         self.next(i, now, ended);
-    }
-
-    #[inline]
-    fn count_second(&mut self, now: u64, ok: bool) {
-        if now >= self.second_end {
-            self.second = ((now - self.shared.start_ns) / 1_000_000_000) as usize;
-            self.second_end = self.shared.start_ns + (self.second as u64 + 1) * 1_000_000_000;
-        }
-        self.timeline.record(self.second, ok);
     }
 
     fn retire(&mut self, i: usize) {
@@ -561,71 +513,6 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn publish(&mut self) {
-        let (finished, failed) = self.published;
-        self.shared.control.publish(self.finished - finished, self.failed - failed);
-        self.published = (self.finished, self.failed);
-    }
-
-    /// Hands the warm-up's judge the completions of every second that has ended.
-    fn publish_seconds(&mut self, now: u64) {
-        let ended = ((now - self.shared.start_ns) / 1_000_000_000) as usize;
-        if ended > self.published_seconds {
-            let counts: Vec<u64> = (self.published_seconds..ended).map(|k| self.timeline.0.get(k).map_or(0, |s| s.requests)).collect();
-            self.shared.phase.publish(self.published_seconds, &counts);
-            self.published_seconds = ended;
-        }
-    }
-
-    /// Records, per step, the age at `end` of every request left unanswered:
-    /// each one sent (or being connected) and not answered, whatever phase it
-    /// began in (a request sent in the warm-up and never answered waited
-    /// through the whole measurement), and in the open loop each send the
-    /// schedule owed but the busy user never started. Returns the sends owed.
-    fn count_unfinished(&mut self, end: u64) -> u64 {
-        let pace = self.shared.pace;
-        let steps = self.steps.len();
-        let mut owed = 0;
-        for c in &self.conns {
-            if c.state == State::Done {
-                continue;
-            }
-            let age_us = |origin: u64| (end.saturating_sub(origin) + 500) / 1000;
-            // A request begun at the very end (sent by the event that read the previous
-            // response) never waited inside the measurement.
-            if c.in_flight() && c.origin < end {
-                self.steps[c.step].unfinished.record_us(age_us(c.origin));
-            }
-            // The first unsent request is the waiting user's current step, or the one after a request in flight.
-            let (unsent, first_step) = if c.state == State::Waiting { (c.intended, c.step) } else { (c.schedule, c.step + 1) };
-            for (k, intended) in pace.owed_times(unsent, end).enumerate() {
-                self.steps[(first_step + k) % steps].unfinished.record_us(age_us(intended));
-                owed += 1;
-            }
-        }
-        owed
-    }
-
-    fn finish(mut self, warnings: Vec<String>) -> Outcome {
-        let end_ns = sys::now_ns();
-        let cpu = CpuTime::thread().since(self.cpu_start);
-        let end = self.shared.phase.deadline().map_or(end_ns, |d| d.min(end_ns));
-        let owed = self.count_unfinished(end);
-        self.publish();
-        Outcome {
-            steps: self.steps,
-            timeline: self.timeline,
-            bytes_read: self.bytes_read - self.bytes_before,
-            sent: self.sent,
-            owed,
-            peak_in_flight: self.peak_in_flight,
-            cpu,
-            end_ns: end,
-            interrupted: self.interrupted,
-            first_errors: self.first_errors,
-            warnings,
-        }
-    }
 }
 
 /// Resets and broken pipes are the peer's doing; anything else keeps the default kind.
@@ -637,208 +524,5 @@ fn classify(e: &io::Error, default: ErrorKind) -> ErrorKind {
     }
 }
 
-fn default_message(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Timeout => "no complete response within the timeout",
-        ErrorKind::Closed => "the server closed the connection before a complete response",
-        ErrorKind::Parse => "the response is not valid HTTP/1.x, or more bytes came than the response framed",
-        _ => "unknown",
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::load::plan::LoadPlan;
-    use crate::load::pace::BATCH_NS;
-    use std::time::{Duration, Instant};
-
-    /// A TCP connect to a broadcast address fails inside `connect(2)` itself
-    /// (ENETUNREACH), before any packet leaves: the same synchronous failure
-    /// as running out of local ports (EADDRNOTAVAIL) or file descriptors in
-    /// the middle of a run, without changing the machine. `load::run` would
-    /// refuse this address in its preflight, so the test drives the worker
-    /// directly, on a thread with the same default stack as the real ones.
-    /// Before the fix, issue → connect → fail → next recursed once per
-    /// remaining request and overflowed the stack within milliseconds.
-    #[test]
-    fn connect_failing_synchronously_does_not_recurse_per_request() {
-        let plan = LoadPlan::get("http://127.255.255.255:9/").unwrap();
-        let requests = Requests::encode(&plan);
-        let control = Control::new();
-        for (pace, budget) in [
-            (Pace::Closed { think_ns: 0, spawn_ns: 0 }, Budget::Count(10_000_000)),
-            (Pace::Open { interval_ns: 1_000, spacing_ns: 1_000 }, Budget::Unlimited),
-        ] {
-            let start_ns = sys::now_ns();
-            let phase = Phase::new(start_ns, false, Some(Duration::from_millis(300)));
-            let shared = Shared {
-                requests: &requests,
-                addr: plan.target.addr,
-                sources: &[],
-                keepalive: true,
-                timeout_ns: 1_000_000_000,
-                start_ns,
-                phase: &phase,
-                total_users: 2,
-                pace,
-                backoff: false,
-                control: &control,
-            };
-            let assignment = Assignment { first_user: 0, connections: 2, budget, cpu: None };
-            let began = Instant::now();
-            let outcome = std::thread::scope(|s| s.spawn(|| run(&shared, assignment)).join().unwrap()).unwrap();
-            assert!(began.elapsed() < Duration::from_secs(5), "{pace:?}: took {:?}", began.elapsed());
-            let errors = &outcome.steps[0].errors;
-            assert_eq!(errors.get(ErrorKind::Connect), outcome.sent, "{pace:?}: every attempt is one connect error");
-            assert_eq!(outcome.steps[0].ok, 0);
-            // Two users backing off 10, 20, 40, 80, 160 ms within 300 ms: a handful of attempts each, not a spin.
-            assert!((2..=20).contains(&outcome.sent), "{pace:?}: {} attempts in 300 ms", outcome.sent);
-            assert!(outcome.first_errors[&ErrorKind::Connect].contains("unreachable"), "{:?}", outcome.first_errors);
-        }
-    }
-
-    /// A 6 s longpoll point on a machine loaded by compiles ended its worker's loop 2.3 s late:
-    /// its completions read late counted latencies past the end (8.1 s), the next polls they
-    /// sent were unfinished at age 0 and hid the starved clients from the estimate. A worker
-    /// past the end sends nothing, counts only requests begun before it, and ends at it.
-    #[test]
-    fn a_worker_waking_after_the_end_sends_and_counts_nothing_past_it() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
-        let requests = Requests::encode(&plan);
-        let control = Control::new();
-        let now = sys::now_ns();
-        let (start_ns, deadline) = (now - 2_000_000_000, now - 1_000_000_000);
-        let phase = Phase::new(start_ns, false, Some(Duration::from_secs(1)));
-        assert_eq!(phase.deadline(), Some(deadline));
-        let shared = Shared {
-            requests: &requests,
-            addr: plan.target.addr,
-            sources: &[],
-            keepalive: true,
-            timeout_ns: 10_000_000_000,
-            start_ns,
-            phase: &phase,
-            total_users: 3,
-            pace: Pace::Closed { think_ns: 0, spawn_ns: 0 },
-            backoff: false,
-            control: &control,
-        };
-        let assignment = Assignment { first_user: 0, connections: 3, budget: Budget::Unlimited, cpu: None };
-        let mut worker = Worker::new(&shared, &assignment).unwrap();
-        worker.conns[0].state = State::Waiting;
-        worker.timers.push(Reverse((deadline - 500_000_000, 0, worker.conns[0].timer)));
-        worker.fire_timers(now);
-        assert_eq!((worker.conns[0].state, worker.sent), (State::Waiting, 0), "nothing is sent past the end");
-        worker.conns[1].state = State::Reading;
-        worker.conns[1].origin = deadline + 1_000_000;
-        worker.conns[2].state = State::Reading;
-        worker.conns[2].origin = deadline - 1_000_000_000;
-        let outcome = worker.finish(vec![]);
-        assert_eq!(outcome.end_ns, deadline);
-        let ages = &outcome.steps[0].unfinished;
-        assert_eq!((ages.count(), ages.max() / 1000), (1, 1000), "only the request begun before the end, aged to the end");
-    }
-
-    /// An open loop of one request per user every 100 ms, started 50 ms ago, against a
-    /// listener that never answers: the worker tests drive its scheduling by hand.
-    struct OpenLoop {
-        _listener: std::net::TcpListener,
-        plan: LoadPlan,
-        requests: Requests,
-        control: Control,
-        phase: Phase,
-        start_ns: u64,
-    }
-
-    impl OpenLoop {
-        fn new() -> OpenLoop {
-            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
-            let requests = Requests::encode(&plan);
-            let start_ns = sys::now_ns() - 50_000_000;
-            let phase = Phase::new(start_ns, false, Some(Duration::from_secs(10)));
-            OpenLoop { _listener: listener, plan, requests, control: Control::new(), phase, start_ns }
-        }
-
-        fn shared(&self, users: u64, keepalive: bool) -> Shared<'_> {
-            Shared {
-                requests: &self.requests,
-                addr: self.plan.target.addr,
-                sources: &[],
-                keepalive,
-                timeout_ns: 1_000_000_000,
-                start_ns: self.start_ns,
-                phase: &self.phase,
-                total_users: users,
-                pace: Pace::Open { interval_ns: 100_000_000, spacing_ns: 1_000_000 },
-                backoff: false,
-                control: &self.control,
-            }
-        }
-    }
-
-    /// One wake-up sends every user due before the end of the batch window. A user whose
-    /// time passed long ago (a stall) keeps its intended time as latency origin, so the
-    /// stall still counts against every request behind it; a user sent before its time
-    /// starts at its send; a user due after the window keeps waiting.
-    #[test]
-    fn a_batch_sends_late_and_early_users_with_the_right_latency_origins() {
-        let fixture = OpenLoop::new();
-        let shared = fixture.shared(3, true);
-        let start_ns = shared.start_ns;
-        let assignment = Assignment { first_user: 0, connections: 3, budget: Budget::Unlimited, cpu: None };
-        let mut worker = Worker::new(&shared, &assignment).unwrap();
-        assert_eq!(worker.early_ns, BATCH_NS);
-        let now = sys::now_ns();
-        let due = [now - 5_000_000, now + BATCH_NS / 2, now + 3 * BATCH_NS];
-        for (i, at) in due.into_iter().enumerate() {
-            worker.conns[i].schedule = at;
-            worker.next(i, start_ns, false);
-            assert_eq!(worker.conns[i].state, State::Waiting);
-        }
-        worker.fire_timers(now);
-        let [late, early, later] = &worker.conns[..] else { unreachable!() };
-        assert_eq!(late.state, State::Connecting);
-        assert_eq!(late.origin, due[0], "a late send keeps its intended time");
-        assert!(late.io_start > late.origin);
-        assert_eq!(early.state, State::Connecting, "due within the window: sent in the same batch");
-        assert!(early.origin <= early.io_start && early.origin <= due[1], "an early send starts at the send");
-        assert_eq!(later.state, State::Waiting);
-        assert_eq!(worker.sent, 2);
-        assert_eq!(worker.conns[0].schedule, due[0] + 100_000_000, "the schedule goes on from the intended time");
-    }
-
-    /// A user whose time came while its previous response was on the way sends when that
-    /// response is read: the wait for the response counts (the server's), the batch window
-    /// it was read in does not (the generator's). With a new connection per request there is
-    /// no batching at all.
-    #[test]
-    fn a_send_held_back_by_a_late_read_counts_the_servers_wait_only() {
-        let fixture = OpenLoop::new();
-        let shared = fixture.shared(1, true);
-        let assignment = Assignment { first_user: 0, connections: 1, budget: Budget::Unlimited, cpu: None };
-        let mut worker = Worker::new(&shared, &assignment).unwrap();
-        let now = sys::now_ns();
-        // Due 3 ms ago; the response before it arrived 2 ms ago (server: 1 ms late) and is read now.
-        let (due, arrived) = (now - 3_000_000, now - 2_000_000);
-        worker.conns[0].schedule = due;
-        worker.conns[0].free_at = arrived;
-        worker.next(0, now, false);
-        let c = &worker.conns[0];
-        assert_eq!(c.state, State::Connecting);
-        assert_eq!(c.origin, due + (now - arrived), "the 1 ms the server held the user counts, the 2 ms read delay does not");
-        assert_eq!(c.free_at, 0, "used once");
-        // A stall of the server alone (its response read as soon as it came) counts whole.
-        let mut worker = Worker::new(&shared, &assignment).unwrap();
-        let now = sys::now_ns();
-        worker.conns[0].schedule = now - 3_000_000;
-        worker.conns[0].free_at = now;
-        worker.next(0, now, false);
-        assert_eq!(worker.conns[0].origin, now - 3_000_000);
-        let close = fixture.shared(1, false);
-        let worker = Worker::new(&close, &assignment).unwrap();
-        assert_eq!((worker.early_ns, worker.batched), (0, false), "Connection: close is never batched");
-    }
-}
+mod tests;
