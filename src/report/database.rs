@@ -7,7 +7,6 @@
 use super::model::{Group, Model, cores_text};
 use super::spread::Summary;
 use super::table::{Table, mib};
-use super::tables::noted;
 use crate::store::PointRecord;
 
 /// The mark of a cell with repeats the database limited, and what it means.
@@ -34,9 +33,7 @@ pub fn table(model: &Model, g: &Group) -> Option<Table> {
     for _ in &g.cores {
         header.extend(["server µs".to_string(), "database µs".to_string(), "database MiB".to_string()]);
     }
-    let note = noted(
-        model,
-        &format!(
+    let note = model.noted(&format!(
             "CPU time per successful request in microseconds, the server's process tree and PostgreSQL's (the postmaster and \
              every backend), median over repeats; database MiB is its peak memory, shared buffers counted once (PSS). \
              The database ran on CPUs of its own where the machine had them, else on the load generator's. {MARK_NOTE}"

@@ -10,7 +10,7 @@
 use super::document::Block;
 use super::model::{Cell, Group, Model, cores_text};
 use super::table::{Table, ms_bounded, rate, thousands};
-use super::tables::{flags, noted};
+use super::tables::flags;
 use crate::stats::interval::{Basis, Level};
 
 /// Core counts side by side in one table; more continue in another table.
@@ -85,7 +85,7 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
          ✗: repeats that could not be measured.",
         cores_text(last)
     );
-    let mut t = Table::new(title, &header).labels(2).note(noted(model, &note)).group("", 2);
+    let mut t = Table::new(title, &header).labels(2).note(model.noted(&note)).group("", 2);
     for &k in cores {
         t = t.group(cores_text(k), 3);
     }

@@ -89,7 +89,7 @@ fn results(model: &Model, name: &str) -> Table {
     let note = "Medians over repeats; the interval as At a glance makes it (¹: one repeat, from its seconds and the noise floor; \
         ²: the floor alone); rank among the implementations measured there (=: tied, intervals overlap); \
         peak MiB: resident memory of the server's whole process tree.";
-    let mut t = Table::new(format!("{name}: results"), &header).labels(2).note(tables::noted(model, note));
+    let mut t = Table::new(format!("{name}: results"), &header).labels(2).note(model.noted(note));
     for g in &model.groups {
         for &k in &g.cores {
             let Some(c) = g.cell(name, k) else { continue };

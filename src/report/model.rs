@@ -126,6 +126,18 @@ impl Model {
         self.implementations.iter().any(|i| i.name == name && i.manifest.framework.eq_ignore_ascii_case("none"))
     }
 
+    /// `note`, followed by what ◦ and † mean when a measured implementation carries them.
+    pub fn noted(&self, note: &str) -> String {
+        let mut note = note.to_string();
+        if self.any_bare() {
+            note = format!("{note} {BARE_NOTE}");
+        }
+        if self.any_known_deviations() {
+            note = format!("{note} {KNOWN_NOTE}");
+        }
+        note
+    }
+
     /// Some measured implementation carries [`BARE_MARK`].
     pub fn any_bare(&self) -> bool {
         self.measured.iter().any(|name| self.bare(name))

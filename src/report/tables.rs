@@ -5,7 +5,7 @@
 //! one implementation. Implementations are the rows of every table, so that
 //! twenty of them make a long table rather than an unreadably wide one.
 
-use super::model::{BARE_NOTE, Cell, Group, KNOWN_NOTE, Model, cores_text};
+use super::model::{Cell, Group, Model, cores_text};
 use super::spread::Summary;
 use super::table::{Table, mib, ms, ms_bounded, rate, spread};
 use crate::store::PointRecord;
@@ -21,7 +21,7 @@ pub fn throughput(model: &Model, g: &Group) -> Table {
     let mut header = vec!["implementation".to_string()];
     header.extend(g.cores.iter().map(|&k| cores_text(k)));
     let marks = if super::database::any_limited(model) { format!("{MARKS} {}", super::database::MARK_NOTE) } else { MARKS.to_string() };
-    let mut t = Table { header, ..Table::new(format!("{}: successful requests/s", g.title()), &[]) }.note(noted(model, &marks));
+    let mut t = Table { header, ..Table::new(format!("{}: successful requests/s", g.title()), &[]) }.note(model.noted(&marks));
     for name in measured_in(model, g) {
         let mut row = vec![model.label(name)];
         row.extend(g.cores.iter().map(|&k| g.cell(name, k).map_or("—".into(), throughput_cell)));
@@ -72,9 +72,7 @@ pub fn latency(model: &Model, g: &Group) -> Table {
     for _ in &g.cores {
         header.extend(["p50".to_string(), "p99".to_string()]);
     }
-    let note = noted(
-        model,
-        "Milliseconds, median over repeats of each repeat's percentile, ± half their range; > x: only known to be at least x \
+    let note = model.noted("Milliseconds, median over repeats of each repeat's percentile, ± half their range; > x: only known to be at least x \
          (requests were still unanswered when a measurement ended).",
     );
     let mut t = Table { header, ..Table::new(format!("{}: latency p50 and p99 (ms)", g.title()), &[]) }.note(note).group("", 1);
@@ -101,7 +99,7 @@ pub fn ab_percentiles(model: &Model, g: &Group) -> Table {
     header.extend(["50%", "66%", "75%", "80%", "90%", "95%", "98%", "99%", "100%"]);
     let note = "As ab prints it: milliseconds within which that percentage of requests was served, \
         every repeat's histogram merged; requests per second is the median over repeats.";
-    let mut t = Table::new(format!("{}: percentage of requests served within a time (ms)", g.title()), &header).labels(1).note(noted(model, note));
+    let mut t = Table::new(format!("{}: percentage of requests served within a time (ms)", g.title()), &header).labels(1).note(model.noted(note));
     for &k in &g.cores {
         for name in &model.measured {
             let Some(c) = g.cell(name, k) else { continue };
@@ -121,7 +119,7 @@ pub fn wrk_table(model: &Model, g: &Group) -> Table {
     let header = ["implementation", "server cores", "throughput (req/s)", "latency in ms (avg/stdev/max)"];
     let note = "Throughput is the median over repeats (the seed kept the best of three); \
         latency is over every repeat's requests merged.";
-    let mut t = Table::new(format!("{}: throughput and latency, wrk style", g.title()), &header).labels(1).note(noted(model, note));
+    let mut t = Table::new(format!("{}: throughput and latency, wrk style", g.title()), &header).labels(1).note(model.noted(note));
     for &k in &g.cores {
         for name in &model.measured {
             let Some(c) = g.cell(name, k) else { continue };
@@ -155,7 +153,7 @@ pub fn per_core(model: &Model) -> Table {
 fn resource_table(model: &Model, title: &str, note: &str, value: impl Fn(&Cell) -> Option<String>) -> Table {
     let mut header = vec!["implementation".to_string(), "server cores".to_string()];
     header.extend(model.groups.iter().map(|g| g.title()));
-    let mut t = Table { header, ..Table::new(title, &[]) }.labels(2).note(noted(model, note));
+    let mut t = Table { header, ..Table::new(title, &[]) }.labels(2).note(model.noted(note));
     let mut cores: Vec<u32> = model.groups.iter().flat_map(|g| g.cores.iter().copied()).collect();
     cores.sort_unstable();
     cores.dedup();
@@ -210,16 +208,4 @@ pub fn points(model: &Model, name: &str) -> Table {
         ]);
     }
     t
-}
-
-/// `note`, followed by what ◦ and † mean when a measured implementation carries them.
-pub fn noted(model: &Model, note: &str) -> String {
-    let mut note = note.to_string();
-    if model.any_bare() {
-        note = format!("{note} {BARE_NOTE}");
-    }
-    if model.any_known_deviations() {
-        note = format!("{note} {KNOWN_NOTE}");
-    }
-    note
 }
