@@ -67,7 +67,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "ADDR")]
     pub locust_master_bind: Option<String>,
     /// The Locust master's port for its workers
-    #[arg(long, value_name = "PORT", default_value_t = crate::run::plan::LOCUST_MASTER_PORT)]
+    #[arg(long, value_name = "PORT", default_value_t = crate::locust::MASTER_PORT)]
     pub locust_master_port: u16,
     /// The address the load generator reaches the server at (another host's workers need one they can route to)
     #[arg(long, value_name = "ADDR")]

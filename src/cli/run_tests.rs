@@ -7,7 +7,8 @@ use crate::cli::{Cli, Command};
 use crate::impls::{Implementation, manifest};
 use crate::host::topology::{Topology, numbered};
 use crate::run::placement::split_cpus;
-use crate::run::plan::{Inputs, Overrides, Plan, ScenarioInfo, resolve};
+use crate::run::plan::resolve;
+use crate::run::spec::{Inputs, Overrides, Plan, ScenarioInfo};
 use clap::Parser;
 use std::path::{Path, PathBuf};
 

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
+/// The port a Locust master listens on for workers unless told otherwise (Locust's own default).
+pub const MASTER_PORT: u16 = 5557;
+
 /// Where setup puts Locust's virtual environment, under the repository.
 pub const VENV: &str = "tools/locust/.venv";
 /// Names a `locust` executable to use instead of the repository's virtual environment.
@@ -59,7 +62,7 @@ pub fn worker_command(root: Option<&Path>, master: &str, report: Option<&Path>, 
     let (host, port) = master
         .rsplit_once(':')
         .and_then(|(h, p)| Some((h.trim_matches(['[', ']']), p.parse::<u16>().ok()?)))
-        .with_context(|| format!("--master '{master}': expected HOST:PORT, e.g. 10.0.0.1:{}", crate::run::plan::LOCUST_MASTER_PORT))?;
+        .with_context(|| format!("--master '{master}': expected HOST:PORT, e.g. 10.0.0.1:{}", MASTER_PORT))?;
     crate::host::interrupt::on_signal(|_| std::process::exit(130));
     eprintln!("concur locust-worker: Locust {} connecting to {host}:{port}", tool.version);
     // The worker writes the locustfile it fetches to $TMPDIR/locustfile.py: a folder of its own, so that two workers on one machine never share it.

@@ -10,9 +10,8 @@
 //! decides which points the plan holds: the others are named, one line
 //! each, never dropped silently.
 
-use super::plan::{PointSpec, ScenarioInfo};
-use super::point::SAMPLE_EVERY;
-use super::sampler::{Sampler, Target};
+use super::spec::{PointSpec, ScenarioInfo};
+use super::sampler::{SAMPLE_EVERY, Sampler, Target};
 use super::{placement, usage};
 use crate::db;
 use crate::host::topology::Topology;

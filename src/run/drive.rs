@@ -3,7 +3,7 @@
 //! resolve, so a point can be replayed by hand), and a `LoadReport` becomes
 //! the counted fields of a `PointRecord`.
 
-use super::plan::{PointSpec, ScenarioInfo};
+use super::spec::{PointSpec, ScenarioInfo};
 use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt, Warmup, WarmupReport};
 use crate::store::{PointRecord, SecondRecord, StepRecord};
 use crate::stats::{ErrorCounts, ErrorKind};

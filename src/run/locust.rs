@@ -7,10 +7,9 @@
 //! least, never extended).
 
 use super::drive;
-use super::plan::PointSpec;
-use super::point::{SAMPLE_EVERY, alive};
+use super::spec::PointSpec;
 use super::database::Attached;
-use super::sampler::{Sampler, Target};
+use super::sampler::{SAMPLE_EVERY, Sampler, Target};
 use super::usage;
 use crate::load::{Control, Scenario};
 use crate::locust::{self, locustfile, master, output::{Stats, WorkerLoad}};
@@ -84,7 +83,7 @@ pub fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, point: &m
     if settings.master_bind.is_some() {
         point.warnings.push("the Locust workers ran on other machines: the generator's CPU counts the master only; the saturation flag judges the workers by their own reports".into());
     }
-    alive(server, "measurement")
+    server.still_running("measurement")
 }
 
 /// Flags the generator as saturated when a worker's own report says it was

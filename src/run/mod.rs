@@ -25,9 +25,10 @@ mod progress;
 mod ramp;
 mod sampler;
 pub mod slo;
+pub mod spec;
 pub mod usage;
 
-pub use plan::{Overrides, Plan, PointSpec};
+pub use spec::{Overrides, Plan, PointSpec};
 
 use crate::host::topology::{self, Topology};
 use crate::host::{affinity, env};
@@ -89,7 +90,7 @@ pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, d
 fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation], topology: &Topology) -> Result<Plan> {
     let profile = profile::load(root, profile_name)?;
     let scenarios = drive::catalog(root)?;
-    let inputs = plan::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, topology };
+    let inputs = spec::Inputs { profile_name, profile: &profile, implementations, scenarios: &scenarios, topology };
     let mut plan = plan::resolve(overrides, &inputs)?;
     locust::check(root, &plan.points)?;
     if plan.points.iter().any(|p| p.locust.is_some())
@@ -253,7 +254,7 @@ fn print_plan(plan: &Plan) {
     let points: Vec<&PointSpec> = plan.points.iter().collect();
     let hosted: Vec<&str> = capacity::hosts(&plan.searches, &points, &Default::default()).into_values().flatten().map(|s| s.key.as_str()).collect();
     let searches_s: f64 = plan.searches.iter().map(|s| s.expected_s(hosted.contains(&s.key.as_str()))).sum();
-    let held_s: f64 = plan.held.iter().map(held::HeldSpec::expected_s).sum();
+    let held_s: f64 = plan.held.iter().map(spec::HeldSpec::expected_s).sum();
     let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum::<f64>() + searches_s + held_s;
     let mut searches = if plan.searches.is_empty() { String::new() } else { format!(" and {} capacity searches", plan.searches.len()) };
     if !plan.held.is_empty() {

@@ -5,7 +5,7 @@
 //! sweep starts, that its largest core count leaves the generator too few
 //! CPUs to keep up with a fast server.
 
-use super::plan::PointSpec;
+use super::spec::PointSpec;
 use super::usage::BUSY;
 use crate::host::topology::{Placement, Record, Topology};
 use crate::store::Generator;

@@ -5,9 +5,9 @@
 //! measured is still a record, with the reason, so the report shows it.
 
 use super::drive;
-use super::plan::PointSpec;
+use super::spec::PointSpec;
 use super::database::{Attached, Database};
-use super::sampler::{Sampler, Target};
+use super::sampler::{SAMPLE_EVERY, Sampler, Target};
 use super::usage;
 use crate::impls::Implementation;
 use crate::load::{Control, LoadReport, RateCheck};
@@ -18,8 +18,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How often the server's process tree is sampled.
-pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(250);
 /// Longest wait for a fresh server to answer `GET /`.
 pub(super) const READY_TIMEOUT: Duration = Duration::from_secs(90);
 /// SIGTERM to SIGKILL.
@@ -92,15 +90,8 @@ pub(super) fn load_phases(root: &Path, spec: &PointSpec, server: &mut Server, po
     point.server = usage::server(samples, report.elapsed_s, spec.cores);
     let generator_cpu_s = drive::generator_cpu_seconds(&report);
     (point.generator, point.database) = super::database::usage_beside(spec, report.elapsed_s, point.server.cpu_seconds, generator_cpu_s, database);
-    alive(server, "measurement")?;
+    server.still_running("measurement")?;
     Ok(report.rate)
-}
-
-pub(super) fn alive(server: &mut Server, phase: &str) -> Result<()> {
-    if server.is_running() {
-        return Ok(());
-    }
-    anyhow::bail!("the server exited during the {phase}{}", server.log_tail())
 }
 
 /// A record with the point's identity and nothing measured yet.

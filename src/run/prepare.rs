@@ -6,7 +6,7 @@
 //! measured, and those failures go to the database with it, so the report
 //! shows them beside its numbers.
 
-use super::plan::Plan;
+use super::spec::Plan;
 use crate::impls::{Availability, Implementation};
 use crate::server::{self, BuildOutput};
 use crate::store::{ImplRecord, ImplStatus, KnownFailure};

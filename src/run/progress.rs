@@ -3,7 +3,7 @@
 //! otherwise. The estimate scales the planned time of the points left by how
 //! long the finished ones really took (start-up and stop included).
 
-use super::plan::PointSpec;
+use super::spec::PointSpec;
 use crate::host::progress;
 use indicatif::{ProgressBar, ProgressState};
 use std::time::Duration;

@@ -13,6 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// How often a point's processes (the server's, the database's) are sampled.
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+
 /// The processes a sampler watches.
 #[derive(Debug, Clone, Copy)]
 pub enum Target {

@@ -133,6 +133,14 @@ impl Server {
         matches!(self.child.try_wait(), Ok(None))
     }
 
+    /// An error naming `phase` and the log's last lines when the server has exited.
+    pub fn still_running(&mut self, phase: &str) -> anyhow::Result<()> {
+        if self.is_running() {
+            return Ok(());
+        }
+        anyhow::bail!("the server exited during the {phase}{}", self.log_tail())
+    }
+
     /// Stops the process group: SIGTERM, then SIGKILL after `grace`.
     pub fn stop(&mut self, grace: Duration) {
         crate::host::groups::stop(self.pgid(), grace);

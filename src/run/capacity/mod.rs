@@ -5,44 +5,17 @@
 //! closed-loop point of the same implementation and cores, else a start of
 //! its own) by a geometric ramp then
 //! bisection (`run::ramp`, shared with the clients-held search), every step stored as it is measured (`search`).
-//! This file owns the profile's settings and the planned searches.
+//! This file plans the searches from the profile's `[capacity]` table (`profile::Capacity`).
 
 mod search;
 
 pub use super::ramp::{Status, Verdict};
 pub use search::{Context, hosts, ride, run_all};
 
-use super::plan::{Inputs, Overrides, ScenarioInfo};
+use super::spec::{Inputs, Overrides, ScenarioInfo, SearchSpec};
 use super::slo::Slo;
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// The profile's `[capacity]` table; every field has a default.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Settings {
-    /// The bound, e.g. "p99<=10ms"; `--slo` replaces it. None: no search unless `--slo`.
-    pub slo: Option<String>,
-    /// Scenarios searched, whether or not the run takes points of them; empty: every scenario of the run.
-    #[serde(default)]
-    pub scenarios: Vec<String>,
-    /// Core counts searched (of the run's); none: every one.
-    pub cores: Option<Vec<u32>>,
-    /// Connections the open loop spreads its rate over; none: the scenario file's.
-    pub connections: Option<u32>,
-    /// The first rate (req/s) when the run measured no closed-loop point of the implementation to start from.
-    pub start: Option<u32>,
-    /// Stop when the lowest failing rate is within this fraction above the highest passing one.
-    pub precision: Option<f64>,
-    /// Measurement of each step, e.g. "2s".
-    pub step: Option<String>,
-    /// Warm-up at the step's rate before its measurement, e.g. "1s".
-    pub step_warmup: Option<String>,
-    pub max_steps: Option<u32>,
-    /// Longest a search may take (its steps' warm-ups and measurements), e.g. "60s".
-    pub budget: Option<String>,
-}
 
 pub const DEFAULT_START: u32 = 100;
 pub const DEFAULT_PRECISION: f64 = 0.05;
@@ -52,83 +25,6 @@ pub const DEFAULT_MAX_STEPS: u32 = 12;
 pub const DEFAULT_BUDGET_S: f64 = 60.0;
 /// The start from a closed-loop throughput: capacity within an SLO is below it.
 pub const CLOSED_LOOP_SHARE: f64 = 0.5;
-
-impl Settings {
-    /// Validates the table of profile `shown`.
-    pub fn check(&self, shown: &str) -> Result<()> {
-        if let Some(slo) = &self.slo {
-            Slo::parse(slo).map_err(|e| anyhow::anyhow!("{shown}: [capacity] 'slo': {e}"))?;
-        }
-        for (field, value) in [("step", &self.step), ("step_warmup", &self.step_warmup), ("budget", &self.budget)] {
-            if let Some(v) = value {
-                super::parse_seconds(v).map_err(|e| anyhow::anyhow!("{shown}: [capacity] '{field}': {e}"))?;
-            }
-        }
-        if self.precision.is_some_and(|p| !(p > 0.0 && p < 1.0)) {
-            bail!("{shown}: [capacity] 'precision' is a fraction between 0 and 1, e.g. precision = 0.05 (5%)");
-        }
-        let zero = [self.connections, self.start, self.max_steps].contains(&Some(0)) || self.cores.as_ref().is_some_and(|c| c.contains(&0));
-        if zero {
-            bail!("{shown}: [capacity] 'connections', 'start', 'max_steps' and 'cores' must be above 0");
-        }
-        Ok(())
-    }
-}
-
-/// One planned search, fully resolved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchSpec {
-    /// `impl/scenario/cores=k/capacity`.
-    pub key: String,
-    pub implementation: String,
-    pub scenario: String,
-    pub cores: u32,
-    pub server_cpus: Vec<usize>,
-    pub generator_cpus: Vec<usize>,
-    pub shared: bool,
-    pub connections: u32,
-    pub slo: Slo,
-    pub precision: f64,
-    /// Used when the run holds no closed-loop point of the same implementation to start from.
-    pub start_rate: u32,
-    pub step_s: f64,
-    pub step_warmup_s: f64,
-    /// Before the first step on a fresh server: the warm-up a point of this scenario gets (the
-    /// profile's, at least the manifest's `[start] warmup`, until steady, at most `warmup_max`),
-    /// so that no search measures a cold runtime (a JVM before its JIT) as a slow one.
-    #[serde(default)]
-    pub server_warmup_s: f64,
-    #[serde(default)]
-    pub server_warmup_max_s: f64,
-    pub max_steps: u32,
-    pub budget_s: f64,
-    pub timeout_s: f64,
-    pub env: BTreeMap<String, String>,
-    /// As a point's (`--server-addr`, `--server-netns`): the search's open loop is always `concur load`'s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_addr: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_netns: Option<String>,
-    /// The database's CPUs for a database scenario (as its points'); empty otherwise, and then
-    /// left out of the plan's JSON.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub database_cpus: Vec<usize>,
-}
-
-impl SearchSpec {
-    /// The most a search is expected to take, server start excluded; `hosted`: on a point's
-    /// warm server, without a warm-up of its own.
-    pub fn expected_s(&self, hosted: bool) -> f64 {
-        let warmup = if self.server_warmup_s > 0.0 && !hosted { self.server_warmup_s.max(crate::load::warmup::WINDOWS as f64) + 1.0 } else { 0.0 };
-        warmup + self.budget_s.min(f64::from(self.max_steps) * self.step_cost_s())
-    }
-
-    /// One step: its warm-up (whole seconds, at least one, then the wait for the next whole second), its measurement.
-    pub fn step_cost_s(&self) -> f64 {
-        let warmup = if self.step_warmup_s > 0.0 { self.step_warmup_s.ceil().max(1.0) + 1.0 } else { 0.0 };
-        warmup + self.step_s
-    }
-}
 
 /// What a search takes from the scenario's load settings for one implementation.
 pub struct SearchSettings {

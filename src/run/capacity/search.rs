@@ -8,11 +8,10 @@
 //! point with `-R`) chosen by the ramp, each stored as it ends. A stored,
 //! unfinished search is continued by replaying its verdicts (`--resume`).
 
-use super::SearchSpec;
 use crate::run::ramp::{Next, Ramp, Status, Verdict};
 use crate::impls::Implementation;
 use crate::load::RateCheck;
-use crate::run::plan::{Plan, PointSpec};
+use crate::run::spec::{Plan, PointSpec, SearchSpec};
 use crate::run::{interrupt, point};
 use crate::server::Server;
 use crate::store::capacity::{SearchRecord, StepRecord};

@@ -7,12 +7,11 @@
 //! connections are closed and the server left to settle. A stored,
 //! unfinished search is continued by replaying its verdicts (`--resume`).
 
-use super::HeldSpec;
 use super::limits::{self, Cap};
 use super::step;
 use crate::host::procstat::{meminfo, sample_group};
 use crate::run::capacity::Context;
-use crate::run::plan::Plan;
+use crate::run::spec::{HeldSpec, Plan};
 use crate::run::ramp::{Next, Ramp, Status, Verdict};
 use crate::run::{interrupt, point};
 use crate::server::Server;

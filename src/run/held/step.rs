@@ -7,13 +7,12 @@
 //! MemAvailable watched. The verdict: pass when all N were answered in time,
 //! all N waited at once, no error and none left unanswered.
 
-use super::HeldSpec;
 use super::limits::{self, MemWatch};
 use crate::load::{Control, LoadReport};
-use crate::run::plan::PointSpec;
+use crate::run::spec::{HeldSpec, PointSpec};
 use crate::run::ramp::Verdict;
 use crate::run::sampler::{Sampler, Target};
-use crate::run::{drive, point, usage};
+use crate::run::{drive, usage};
 use crate::server::Server;
 use crate::store::UsageSample;
 use crate::store::held::HeldStepRecord;
@@ -50,7 +49,7 @@ fn load(root: &Path, spec: &HeldSpec, server: &mut Server, step: &mut HeldStepRe
     let samples = sampler.finish();
     step.machine_bytes = memory.finish();
     let report: LoadReport = report?;
-    point::alive(server, &format!("step of {} clients", step.clients))?;
+    server.still_running(&format!("step of {} clients", step.clients))?;
     fill(step, &report);
     step.waiting_cpu_util = waiting_cpu(&samples, step.clients as f64 / step.spawn_rate, spec.wait_ms as f64 / 1000.0, spec.cores);
     let server_usage = usage::server(samples, report.elapsed_s, spec.cores);

@@ -2,6 +2,10 @@
 //! so that `concur run --profile thesis` reproduces a seed's set-up. Only
 //! parsing and validation live here; `plan` combines a profile with flags.
 
+mod searches;
+
+pub use searches::{Capacity, Held};
+
 use crate::host::profile::{self, Folder};
 use crate::store::Generator;
 use anyhow::{Result, bail};
@@ -39,9 +43,9 @@ pub struct Profile {
     #[serde(default)]
     pub scenario: BTreeMap<String, Load>,
     /// The capacity search (`--slo`), spec/PROFILES.md "Capacity".
-    pub capacity: Option<super::capacity::Settings>,
+    pub capacity: Option<searches::Capacity>,
     /// The clients-held search, spec/PROFILES.md "Clients held".
-    pub held: Option<super::held::Settings>,
+    pub held: Option<searches::Held>,
     /// Load generators, a dimension like `keepalive`: `"locust"` or `["concur-load", "locust"]`; none: `concur load`.
     #[serde(default, deserialize_with = "one_or_many")]
     pub generator: Vec<Generator>,

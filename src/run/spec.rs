@@ -1,0 +1,314 @@
+//! The plan's plain types: what a run measures (points, capacity searches,
+//! clients-held searches), each with every number it needs spelled out, and
+//! what planning reads (the flags, the scenarios' defaults, the machine).
+//! Every stage of a run reads these; only `plan` makes them, so this file
+//! depends on no stage.
+
+use super::profile::Profile;
+use super::slo::Slo;
+use crate::host::topology::Topology;
+use crate::impls::Implementation;
+use crate::store::Generator;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a scenario file sets by itself, used when neither profile nor flags do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub description: String,
+    pub connections: u32,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub timeout_s: Option<f64>,
+    /// A step asks a database route (SPEC §8): its points need the run's
+    /// cluster and an implementation that serves the routes.
+    pub database: bool,
+}
+
+/// What the command line sets over the profile, for every scenario; empty
+/// lists and `None` leave the profile's (then the scenario file's) values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    pub implementations: Vec<String>,
+    pub scenarios: Vec<String>,
+    pub cores: Vec<u32>,
+    /// Closed-loop levels; at most one of `connections` and `rate` is set.
+    pub connections: Vec<u32>,
+    /// Open-loop levels, requests per second.
+    pub rate: Vec<u32>,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub warmup_s: Option<f64>,
+    pub warmup_max_s: Option<f64>,
+    pub repeat: Option<u32>,
+    pub timeout_s: Option<f64>,
+    /// Connection modes (`--keepalive true,false`): `false` sends every request on a new connection.
+    pub keepalive: Vec<bool>,
+    /// `concur verify` before measuring (`--no-verify` turns it off).
+    pub verify: bool,
+    /// A capacity search within this bound (`--slo`), over the profile's `[capacity] slo`.
+    pub slo: Option<Slo>,
+    /// Load generators, each level taken by every one (`--generator`); empty: the profile's, else `concur load`.
+    pub generators: Vec<Generator>,
+    /// Locust workers per point (`--locust-workers`); none: one per generator CPU.
+    pub locust_workers: Option<u32>,
+    /// Where the Locust master listens for workers started elsewhere (`--locust-master-bind`).
+    pub locust_master_bind: Option<String>,
+    pub locust_master_port: Option<u16>,
+    /// The address the generator reaches the server at (`--server-addr`); none: 127.0.0.1.
+    pub server_addr: Option<String>,
+    /// The network namespace the server is started in (`--server-netns`).
+    pub server_netns: Option<String>,
+}
+
+/// How a Locust point is spread over a master and its workers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocustSpec {
+    /// Workers the master waits for before it starts.
+    pub workers: u32,
+    /// `None`: concur starts the master on loopback and the workers itself, on the generator's CPUs.
+    /// An address: the master listens there, and the workers are `concur locust-worker`s started elsewhere.
+    pub master_bind: Option<String>,
+    pub master_port: u16,
+}
+
+/// Everything planning needs to know about this machine and repository.
+pub struct Inputs<'a> {
+    pub profile_name: &'a str,
+    pub profile: &'a Profile,
+    /// Every HTTP implementation found.
+    pub implementations: &'a [Implementation],
+    /// Every scenario available, in the order runs take them.
+    pub scenarios: &'a [ScenarioInfo],
+    /// The CPUs this process may use, as physical cores and NUMA nodes.
+    pub topology: &'a Topology,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub profile: String,
+    pub description: String,
+    /// Implementations asked for, available or not.
+    pub implementations: Vec<String>,
+    /// Scenario name → its one-line description.
+    pub scenarios: BTreeMap<String, String>,
+    pub cores: Vec<u32>,
+    pub repeat: u32,
+    /// Whether implementations are verified before measurement.
+    pub verify: bool,
+    pub points: Vec<PointSpec>,
+    /// Warnings for the terminal and the report.
+    pub notes: Vec<String>,
+    /// Capacity searches, after the points (`--slo`); left out of the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<SearchSpec>,
+    /// Clients-held searches, after the capacity searches (`[held]`); left out of the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<HeldSpec>,
+}
+
+/// One point, fully resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointSpec {
+    pub key: String,
+    pub implementation: String,
+    pub scenario: String,
+    pub cores: u32,
+    pub server_cpus: Vec<usize>,
+    pub generator_cpus: Vec<usize>,
+    /// The generator shares physical cores with the server: too few for both (`host::topology`).
+    pub shared: bool,
+    /// `c=50`, `c=2/core`, `R=1000`; followed by ` close` when `keepalive` is off.
+    pub level: String,
+    pub connections: u32,
+    pub rate: Option<u32>,
+    /// Requests reuse their connections; `false`: a new connection per request, `Connection: close`.
+    /// Left out of the plan's JSON when on, so that plans (and `--resume` keys) from before the field stay the same.
+    #[serde(default = "keep_alive", skip_serializing_if = "is_on")]
+    pub keepalive: bool,
+    pub repeat: u32,
+    /// Warm-up on the measurement's connections: at least this long (0: none)…
+    pub warmup_s: f64,
+    /// …then until throughput is steady, at most this long (`load::warmup`).
+    #[serde(default)]
+    pub warmup_max_s: f64,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub timeout_s: f64,
+    /// Extra server environment.
+    pub env: BTreeMap<String, String>,
+    /// The load generator; left out of the plan's JSON for `concur load`, so that older plans and keys stay the same.
+    #[serde(default, skip_serializing_if = "Generator::is_default")]
+    pub generator: Generator,
+    /// Set for a Locust point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locust: Option<LocustSpec>,
+    /// Where the generator reaches the server; none: 127.0.0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_addr: Option<String>,
+    /// The network namespace the server starts in (`ip netns exec`); none: this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_netns: Option<String>,
+    /// The database's CPUs, for a point of a database scenario (`placement::place_with_database`);
+    /// empty for every other point, and then left out of the plan's JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub database_cpus: Vec<usize>,
+}
+
+fn keep_alive() -> bool {
+    true
+}
+
+fn is_on(keepalive: &bool) -> bool {
+    *keepalive
+}
+
+impl PointSpec {
+    /// Seconds the point is expected to take, start-up and stop excluded
+    /// (a warm-up lasts at least the seconds steadiness is judged over, and
+    /// the measurement starts at the next whole second).
+    pub fn expected_s(&self) -> f64 {
+        let windows = crate::load::warmup::WINDOWS as f64;
+        let warmup = if self.warmup_s > 0.0 { self.warmup_s.max(windows).min(self.warmup_max_s.max(self.warmup_s)) + 1.0 } else { 0.0 };
+        warmup + self.duration_s.unwrap_or(20.0)
+    }
+}
+
+impl Plan {
+    /// A digest of what is measured and how; `--resume` continues only a run with the same one.
+    pub fn key(&self) -> String {
+        // Each kind of search enters the digest only when there is one, so that the keys of
+        // plans from before it stay the same.
+        let text = match (self.searches.is_empty(), self.held.is_empty()) {
+            (true, true) => serde_json::to_string(&(&self.points, self.verify)),
+            (false, true) => serde_json::to_string(&(&self.points, self.verify, &self.searches)),
+            _ => serde_json::to_string(&(&self.points, self.verify, &self.searches, &self.held)),
+        }
+        .unwrap_or_default();
+        format!("{:016x}", crate::host::digest::fnv1a(&text))
+    }
+}
+
+/// One planned capacity search, fully resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchSpec {
+    /// `impl/scenario/cores=k/capacity`.
+    pub key: String,
+    pub implementation: String,
+    pub scenario: String,
+    pub cores: u32,
+    pub server_cpus: Vec<usize>,
+    pub generator_cpus: Vec<usize>,
+    pub shared: bool,
+    pub connections: u32,
+    pub slo: Slo,
+    pub precision: f64,
+    /// Used when the run holds no closed-loop point of the same implementation to start from.
+    pub start_rate: u32,
+    pub step_s: f64,
+    pub step_warmup_s: f64,
+    /// Before the first step on a fresh server: the warm-up a point of this scenario gets (the
+    /// profile's, at least the manifest's `[start] warmup`, until steady, at most `warmup_max`),
+    /// so that no search measures a cold runtime (a JVM before its JIT) as a slow one.
+    #[serde(default)]
+    pub server_warmup_s: f64,
+    #[serde(default)]
+    pub server_warmup_max_s: f64,
+    pub max_steps: u32,
+    pub budget_s: f64,
+    pub timeout_s: f64,
+    pub env: BTreeMap<String, String>,
+    /// As a point's (`--server-addr`, `--server-netns`): the search's open loop is always `concur load`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_addr: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_netns: Option<String>,
+    /// The database's CPUs for a database scenario (as its points'); empty otherwise, and then
+    /// left out of the plan's JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub database_cpus: Vec<usize>,
+}
+
+impl SearchSpec {
+    /// The most a search is expected to take, server start excluded; `hosted`: on a point's
+    /// warm server, without a warm-up of its own.
+    pub fn expected_s(&self, hosted: bool) -> f64 {
+        let warmup = if self.server_warmup_s > 0.0 && !hosted { self.server_warmup_s.max(crate::load::warmup::WINDOWS as f64) + 1.0 } else { 0.0 };
+        warmup + self.budget_s.min(f64::from(self.max_steps) * self.step_cost_s())
+    }
+
+    /// One step: its warm-up (whole seconds, at least one, then the wait for the next whole second), its measurement.
+    pub fn step_cost_s(&self) -> f64 {
+        let warmup = if self.step_warmup_s > 0.0 { self.step_warmup_s.ceil().max(1.0) + 1.0 } else { 0.0 };
+        warmup + self.step_s
+    }
+}
+
+/// A step starts its clients within this share of the poll's wait (raising its spawn rate
+/// when N needs it), so that every client waits at the same time for at least the rest of it.
+pub const SPAWN_SHARE: f64 = 0.5;
+
+/// One planned clients-held search, fully resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldSpec {
+    /// `impl/scenario/cores=k/held`.
+    pub key: String,
+    pub implementation: String,
+    pub scenario: String,
+    pub cores: u32,
+    pub server_cpus: Vec<usize>,
+    pub generator_cpus: Vec<usize>,
+    pub shared: bool,
+    pub wait_ms: u64,
+    pub bound_ms: u64,
+    pub precision: f64,
+    pub spawn_rate: f64,
+    pub start: u64,
+    pub max_clients: u64,
+    pub max_steps: u32,
+    pub budget_s: f64,
+    /// The server's environment: the profile's, with `CONCUR_LONGPOLL_MS` set to `wait_ms`.
+    pub env: BTreeMap<String, String>,
+}
+
+impl HeldSpec {
+    /// Clients per second that step of `clients` starts them at: the least rate, raised so
+    /// that the last client comes within `SPAWN_SHARE` of the wait.
+    pub fn spawn_rate_for(&self, clients: u64) -> f64 {
+        self.spawn_rate.max(clients as f64 / (self.wait_ms as f64 / 1000.0 * SPAWN_SHARE)).round()
+    }
+
+    /// The longest a step of `clients` takes: its clients' start, the wait, the bound.
+    pub fn step_s(&self, clients: u64) -> f64 {
+        clients as f64 / self.spawn_rate_for(clients) + (self.wait_ms + self.bound_ms) as f64 / 1000.0
+    }
+
+    /// The most a search is expected to take, the server's start excluded.
+    pub fn expected_s(&self) -> f64 {
+        self.budget_s
+    }
+
+    /// A search of `x` at 1 core, for the tests.
+    #[cfg(test)]
+    pub(crate) fn example(wait_ms: u64) -> HeldSpec {
+        HeldSpec {
+            key: "x/longpoll/cores=1/held".into(),
+            implementation: "x".into(),
+            scenario: "longpoll".into(),
+            cores: 1,
+            server_cpus: vec![0],
+            generator_cpus: vec![1],
+            shared: false,
+            wait_ms,
+            bound_ms: 1000,
+            precision: 0.1,
+            spawn_rate: 5000.0,
+            start: 1000,
+            max_clients: 100_000,
+            max_steps: 12,
+            budget_s: 20.0,
+            env: BTreeMap::from([("CONCUR_LONGPOLL_MS".to_string(), wait_ms.to_string())]),
+        }
+    }
+}
