@@ -6,9 +6,10 @@
 //! them. spec/RESULTS-DB.md documents both tables.
 
 use super::Store;
+use super::rows::{self, json, u64_col};
 use crate::stats::LatencyStats;
 use anyhow::{Context, Result};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 
@@ -139,7 +140,7 @@ impl Store {
     }
 
     fn search_id(&self, run_id: i64, key: &str) -> Result<Option<i64>> {
-        Ok(self.conn.query_row("SELECT id FROM capacity_searches WHERE run_id = ?1 AND key = ?2", params![run_id, key], |r| r.get(0)).optional()?)
+        Ok(rows::search_id(&self.conn, "capacity_searches", run_id, key)?)
     }
 
     /// Writes one step, committed before this returns.
@@ -195,9 +196,7 @@ impl Store {
 
     /// Keys of a run's searches that ended (`--resume` skips them).
     pub fn ended_searches(&self, run_id: i64) -> Result<HashSet<String>> {
-        let mut stmt = self.conn.prepare("SELECT key FROM capacity_searches WHERE run_id = ?1 AND status != 'running'")?;
-        let keys = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<_>>()?;
-        Ok(keys)
+        Ok(rows::ended_keys(&self.conn, "capacity_searches", run_id)?)
     }
 
     /// A run's searches with their steps, in the order they started.
@@ -243,32 +242,31 @@ impl Store {
         let mut stmt = self.conn.prepare("SELECT * FROM capacity_steps WHERE search_id = ?1 ORDER BY n")?;
         let steps = stmt
             .query_map([search_id], |r| {
-                let errors: String = r.get("errors")?;
                 Ok(StepRecord {
                     n: r.get("n")?,
                     rate: r.get("rate")?,
                     sent_per_s: r.get("sent_per_s")?,
                     duration_s: r.get("duration_s")?,
-                    requests: r.get::<_, i64>("requests")? as u64,
-                    successes: r.get::<_, i64>("successes")? as u64,
-                    errors_total: r.get::<_, i64>("errors_total")? as u64,
-                    errors: serde_json::from_str(&errors).map_err(super::json_err)?,
+                    requests: u64_col(r, "requests")?,
+                    successes: u64_col(r, "successes")?,
+                    errors_total: u64_col(r, "errors_total")?,
+                    errors: json(r, "errors")?,
                     latency: LatencyStats {
-                        count: r.get::<_, i64>("lat_count")? as u64,
+                        count: u64_col(r, "lat_count")?,
                         mean_us: r.get("lat_mean_us")?,
-                        p50_us: r.get::<_, i64>("lat_p50_us")? as u64,
-                        p75_us: r.get::<_, i64>("lat_p75_us")? as u64,
-                        p90_us: r.get::<_, i64>("lat_p90_us")? as u64,
-                        p99_us: r.get::<_, i64>("lat_p99_us")? as u64,
-                        p999_us: r.get::<_, i64>("lat_p999_us")? as u64,
-                        max_us: r.get::<_, i64>("lat_max_us")? as u64,
-                        unfinished: r.get::<_, i64>("lat_unfinished")? as u64,
-                        lower_bounds: serde_json::from_str(&r.get::<_, String>("lat_lower_bounds")?).map_err(super::json_err)?,
+                        p50_us: u64_col(r, "lat_p50_us")?,
+                        p75_us: u64_col(r, "lat_p75_us")?,
+                        p90_us: u64_col(r, "lat_p90_us")?,
+                        p99_us: u64_col(r, "lat_p99_us")?,
+                        p999_us: u64_col(r, "lat_p999_us")?,
+                        max_us: u64_col(r, "lat_max_us")?,
+                        unfinished: u64_col(r, "lat_unfinished")?,
+                        lower_bounds: json(r, "lat_lower_bounds")?,
                         ..LatencyStats::default()
                     },
-                    unfinished_max_us: r.get::<_, i64>("unfinished_max_us")? as u64,
+                    unfinished_max_us: u64_col(r, "unfinished_max_us")?,
                     server_cpu_util: r.get("server_cpu_util")?,
-                    rss_peak_bytes: r.get::<_, i64>("rss_peak_bytes")? as u64,
+                    rss_peak_bytes: u64_col(r, "rss_peak_bytes")?,
                     gen_cpu_util: r.get("gen_cpu_util")?,
                     gen_saturated: r.get("gen_saturated")?,
                     verdict: r.get("verdict")?,

@@ -9,8 +9,9 @@
 //! for the other. spec/RESULTS-DB.md documents both tables.
 
 use super::Store;
+use super::rows::{self, json, u64_col};
 use anyhow::{Context, Result};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 
@@ -195,7 +196,7 @@ impl Store {
     }
 
     fn held_search_id(&self, run_id: i64, key: &str) -> Result<Option<i64>> {
-        Ok(self.conn.query_row("SELECT id FROM held_searches WHERE run_id = ?1 AND key = ?2", params![run_id, key], |r| r.get(0)).optional()?)
+        Ok(rows::search_id(&self.conn, "held_searches", run_id, key)?)
     }
 
     /// Writes one step, committed before this returns.
@@ -246,9 +247,7 @@ impl Store {
 
     /// Keys of a run's clients-held searches that ended (`--resume` skips them).
     pub fn ended_held_searches(&self, run_id: i64) -> Result<HashSet<String>> {
-        let mut stmt = self.conn.prepare("SELECT key FROM held_searches WHERE run_id = ?1 AND status != 'running'")?;
-        let keys = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<_>>()?;
-        Ok(keys)
+        Ok(rows::ended_keys(&self.conn, "held_searches", run_id)?)
     }
 
     /// A run's clients-held searches with their steps, in the order they started.
@@ -262,13 +261,13 @@ impl Store {
                     implementation: r.get("implementation")?,
                     scenario: r.get("scenario")?,
                     cores: r.get("cores")?,
-                    wait_ms: r.get::<_, i64>("wait_ms")? as u64,
-                    spec_wait_ms: r.get::<_, i64>("spec_wait_ms")? as u64,
-                    bound_ms: r.get::<_, i64>("bound_ms")? as u64,
+                    wait_ms: u64_col(r, "wait_ms")?,
+                    spec_wait_ms: u64_col(r, "spec_wait_ms")?,
+                    bound_ms: u64_col(r, "bound_ms")?,
                     precision: r.get("precision")?,
                     spawn_rate: r.get("spawn_rate")?,
-                    start_clients: r.get::<_, i64>("start_clients")? as u64,
-                    max_clients: r.get::<_, i64>("max_clients")? as u64,
+                    start_clients: u64_col(r, "start_clients")?,
+                    max_clients: u64_col(r, "max_clients")?,
                     started_at: r.get("started_at")?,
                     status: r.get("status")?,
                     clients: r.get::<_, Option<i64>>("clients")?.map(|c| c as u64),
@@ -295,23 +294,23 @@ impl Store {
             .query_map([search_id], |r| {
                 Ok(HeldStepRecord {
                     n: r.get("n")?,
-                    clients: r.get::<_, i64>("clients")? as u64,
+                    clients: u64_col(r, "clients")?,
                     spawn_rate: r.get("spawn_rate")?,
                     duration_s: r.get("duration_s")?,
-                    successes: r.get::<_, i64>("successes")? as u64,
-                    errors_total: r.get::<_, i64>("errors_total")? as u64,
-                    errors: serde_json::from_str(&r.get::<_, String>("errors")?).map_err(super::json_err)?,
-                    error_messages: serde_json::from_str(&r.get::<_, String>("error_messages")?).map_err(super::json_err)?,
-                    unfinished: r.get::<_, i64>("unfinished")? as u64,
-                    peak_in_flight: r.get::<_, i64>("peak_in_flight")? as u64,
-                    latency_p50_us: r.get::<_, i64>("lat_p50_us")? as u64,
-                    latency_p99_us: r.get::<_, i64>("lat_p99_us")? as u64,
-                    latency_max_us: r.get::<_, i64>("lat_max_us")? as u64,
-                    rss_rest_bytes: r.get::<_, i64>("rss_rest_bytes")? as u64,
-                    rss_peak_bytes: r.get::<_, i64>("rss_peak_bytes")? as u64,
+                    successes: u64_col(r, "successes")?,
+                    errors_total: u64_col(r, "errors_total")?,
+                    errors: json(r, "errors")?,
+                    error_messages: json(r, "error_messages")?,
+                    unfinished: u64_col(r, "unfinished")?,
+                    peak_in_flight: u64_col(r, "peak_in_flight")?,
+                    latency_p50_us: u64_col(r, "lat_p50_us")?,
+                    latency_p99_us: u64_col(r, "lat_p99_us")?,
+                    latency_max_us: u64_col(r, "lat_max_us")?,
+                    rss_rest_bytes: u64_col(r, "rss_rest_bytes")?,
+                    rss_peak_bytes: u64_col(r, "rss_peak_bytes")?,
                     server_cpu_util: r.get("server_cpu_util")?,
                     waiting_cpu_util: r.get("waiting_cpu_util")?,
-                    machine_bytes: r.get::<_, i64>("machine_bytes")? as u64,
+                    machine_bytes: u64_col(r, "machine_bytes")?,
                     gen_cpu_util: r.get("gen_cpu_util")?,
                     verdict: r.get("verdict")?,
                     reason: r.get("reason")?,

@@ -9,6 +9,7 @@ pub mod held;
 pub mod micro;
 pub mod noise;
 mod points;
+mod rows;
 mod schema;
 pub mod sweep;
 pub mod types;
@@ -220,6 +221,4 @@ fn run_from_row(r: &rusqlite::Row) -> rusqlite::Result<RunInfo> {
     })
 }
 
-pub(crate) fn json_err(e: serde_json::Error) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-}
+pub(crate) use rows::json_err;

@@ -1,7 +1,7 @@
 //! Rows of the `points` table: summary numbers as columns (so the file can be
 //! queried with plain SQL), lists and maps as JSON text.
 
-use super::json_err;
+use super::rows::{json, json_err, u64_col};
 use super::types::*;
 use crate::stats::LatencyStats;
 use rusqlite::{Connection, Row, named_params};
@@ -57,15 +57,6 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
 pub fn load(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<PointRecord>> {
     let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM points WHERE run_id = ?1 ORDER BY id"))?;
     stmt.query_map([run_id], from_row)?.collect()
-}
-
-fn json<T: serde::de::DeserializeOwned>(r: &Row, col: &str) -> rusqlite::Result<T> {
-    let text: String = r.get(col)?;
-    serde_json::from_str(&text).map_err(json_err)
-}
-
-fn u64_col(r: &Row, col: &str) -> rusqlite::Result<u64> {
-    Ok(r.get::<_, i64>(col)?.max(0) as u64)
 }
 
 fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
