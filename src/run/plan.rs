@@ -71,50 +71,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         for scenario in &scenarios {
             let load = settings_for(args, profile, scenario)?;
             for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
-                let (server_cpus, generator_cpus, database_cpus, shared) = super::database::split_cpus(inputs.topology, k, scenario.database);
-                let mut combos: Vec<(Level, bool, Generator)> = Vec::new();
-                for &level in &load.levels {
-                    for &keepalive in &load.keepalive {
-                        combos.extend(generators.iter().map(|&g| (level, keepalive, g)));
-                    }
-                }
-                for (level, keepalive, generator) in combos {
-                    let (label, key_part) = level_names(level, keepalive, generator);
-                    let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
-                    for imp in order.iter().filter(|i| !scenario.database || super::database::serves(inputs.implementations, &i.0)) {
-                        let (connections, rate) = match level {
-                            Level::Connections(c) => (c, None),
-                            Level::PerCore(c) => (c * k, None),
-                            Level::Rate(rate) => (scenario.connections, Some(rate)),
-                        };
-                        let (warmup_s, warmup_max_s) = warmup_for(&load, inputs.implementations.iter().find(|i| i.name() == imp.0));
-                        points.push(PointSpec {
-                            key: format!("{}/{}/cores={k}/{key_part}/r{r}", imp.0, scenario.name),
-                            implementation: imp.0.clone(),
-                            scenario: scenario.name.clone(),
-                            cores: k,
-                            server_cpus: server_cpus.clone(),
-                            generator_cpus: generator_cpus.clone(),
-                            shared,
-                            level: label.clone(),
-                            connections,
-                            rate,
-                            keepalive,
-                            repeat: r,
-                            warmup_s,
-                            warmup_max_s,
-                            duration_s: load.duration_s,
-                            requests: load.requests,
-                            timeout_s: load.timeout_s,
-                            env: load.env.clone(),
-                            generator,
-                            locust: locust.clone(),
-                            server_addr: args.server_addr.clone(),
-                            server_netns: args.server_netns.clone(),
-                            database_cpus: database_cpus.clone(),
-                        });
-                    }
-                }
+                points.extend(points_at(args, inputs, scenario, &load, k, r, &order, &generators)?);
             }
         }
     }
@@ -150,6 +107,68 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         searches,
         held,
     })
+}
+
+/// The points of repeat `r` of `scenario` at `k` cores: one per level, connection mode and
+/// generator, for each implementation in this repeat's `order` (only those serving the
+/// database routes for a database scenario).
+#[allow(clippy::too_many_arguments)]
+fn points_at(
+    args: &Overrides,
+    inputs: &Inputs,
+    scenario: &ScenarioInfo,
+    load: &Resolved,
+    k: u32,
+    r: u32,
+    order: &[&(String, bool)],
+    generators: &[Generator],
+) -> Result<Vec<PointSpec>> {
+    let mut points = Vec::new();
+    let (server_cpus, generator_cpus, database_cpus, shared) = super::database::split_cpus(inputs.topology, k, scenario.database);
+    let mut combos: Vec<(Level, bool, Generator)> = Vec::new();
+    for &level in &load.levels {
+        for &keepalive in &load.keepalive {
+            combos.extend(generators.iter().map(|&g| (level, keepalive, g)));
+        }
+    }
+    for (level, keepalive, generator) in combos {
+        let (label, key_part) = level_names(level, keepalive, generator);
+        let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
+        for imp in order.iter().filter(|i| !scenario.database || super::database::serves(inputs.implementations, &i.0)) {
+            let (connections, rate) = match level {
+                Level::Connections(c) => (c, None),
+                Level::PerCore(c) => (c * k, None),
+                Level::Rate(rate) => (scenario.connections, Some(rate)),
+            };
+            let (warmup_s, warmup_max_s) = warmup_for(load, inputs.implementations.iter().find(|i| i.name() == imp.0));
+            points.push(PointSpec {
+                key: format!("{}/{}/cores={k}/{key_part}/r{r}", imp.0, scenario.name),
+                implementation: imp.0.clone(),
+                scenario: scenario.name.clone(),
+                cores: k,
+                server_cpus: server_cpus.clone(),
+                generator_cpus: generator_cpus.clone(),
+                shared,
+                level: label.clone(),
+                connections,
+                rate,
+                keepalive,
+                repeat: r,
+                warmup_s,
+                warmup_max_s,
+                duration_s: load.duration_s,
+                requests: load.requests,
+                timeout_s: load.timeout_s,
+                env: load.env.clone(),
+                generator,
+                locust: locust.clone(),
+                server_addr: args.server_addr.clone(),
+                server_netns: args.server_netns.clone(),
+                database_cpus: database_cpus.clone(),
+            });
+        }
+    }
+    Ok(points)
 }
 
 /// A Locust point's master and workers; `None` for `concur load`'s. Locust
