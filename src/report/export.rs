@@ -98,7 +98,7 @@ fn rows(data: &RunData) -> Vec<Row> {
 
 /// Every column of spec/EXPORT.md, in its order.
 fn row(run_id: i64, profile: &str, p: &PointRecord, imp: Option<&ImplRecord>) -> Row {
-    let (l, s, g) = (&p.latency, &p.server, &p.generator);
+    let (l, s, g, d) = (&p.latency, &p.server, &p.generator, p.database.as_ref());
     vec![
         ("run_id", json!(run_id)),
         ("profile", json!(profile)),
@@ -141,6 +141,12 @@ fn row(run_id: i64, profile: &str, p: &PointRecord, imp: Option<&ImplRecord>) ->
         ("known_failures", json!(imp.is_some_and(|i| !i.known_failures.is_empty()))),
         ("generator", json!(g.kind.as_str())),
         ("generator_version", json!(g.version)),
+        ("database_cpu_s", json!(d.map(|d| d.cpu_seconds))),
+        ("database_cpu_util", json!(d.map(|d| d.cpu_util))),
+        ("database_mem_peak_bytes", json!(d.map(|d| d.mem_peak_bytes))),
+        ("database_shared", json!(d.map(|d| d.shared))),
+        ("database_limited", json!(d.map(|d| d.limited))),
+        ("server_cpu_s", json!(s.cpu_seconds)),
     ]
 }
 
@@ -209,7 +215,7 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 2, "{csv}");
         assert!(lines[1].starts_with("7,quick,demo/hello/cores=1/c=50/close/r1,demo,Go,green-threads,hello,1,50,,c=50 close,false,1,"), "{}", lines[1]);
-        assert!(lines[1].ends_with(",false,false,\"the server said \"\"no\"\", then closed\",true,concur-load,"), "{}", lines[1]);
+        assert!(lines[1].contains(",false,false,\"the server said \"\"no\"\", then closed\",true,concur-load,,"), "{}", lines[1]);
         let fields = |l: &str| l.split(',').count();
         // The quoted comma is the only one that does not separate fields.
         assert_eq!(fields(lines[1]), fields(lines[0]) + 1);
@@ -219,7 +225,7 @@ mod tests {
     fn a_field_with_a_line_break_stays_one_record() {
         let csv = csv(&data(vec![point(Some("first line\nsecond line"))]));
         assert!(csv.contains(",\"first line\nsecond line\","), "{csv}");
-        assert!(csv.ends_with("\",true,concur-load,\n"), "{csv}");
+        assert!(csv.contains("\",true,concur-load,,"), "{csv}");
     }
 
     #[test]
@@ -233,6 +239,16 @@ mod tests {
         assert_eq!((points[0]["error"].clone(), points[0]["known_failures"].clone()), (Value::Null, json!(true)));
         let at = |column: &str| text.find(&format!("\"{column}\":")).unwrap();
         assert!(at("run_id") < at("key") && at("key") < at("latency_p50_us") && at("latency_p50_us") < at("latency_p90_us"), "{text}");
+    }
+
+    #[test]
+    fn a_database_scenarios_point_exports_the_databases_usage_and_others_none() {
+        let usage = crate::store::DatabaseUsage { cpu_seconds: 0.5, cpu_util: 0.25, mem_peak_bytes: 64 << 20, limited: true, ..Default::default() };
+        let db = PointRecord { scenario: "db".into(), database: Some(usage), ..point(None) };
+        let doc: Value = serde_json::from_str(&json(&data(vec![db, point(None)]))).unwrap();
+        let (with, without) = (&doc["points"][0], &doc["points"][1]);
+        assert_eq!((with["database_cpu_s"].clone(), with["database_mem_peak_bytes"].clone(), with["database_limited"].clone()), (json!(0.5), json!(64 << 20), json!(true)));
+        assert!(["database_cpu_s", "database_cpu_util", "database_mem_peak_bytes", "database_shared", "database_limited"].iter().all(|c| without[*c].is_null()), "{without}");
     }
 
     #[test]
