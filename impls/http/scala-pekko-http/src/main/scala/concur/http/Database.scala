@@ -5,6 +5,7 @@ import com.zaxxer.hikari.{HikariConfig, HikariDataSource}
 import java.net.{URI, URISyntaxException, URLDecoder}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.sql.{Connection, SQLException, SQLTransientConnectionException}
+import scala.util.{Failure, Try}
 
 /** The PostgreSQL connection pool of SPEC §8: HikariCP over the PostgreSQL JDBC driver (pgjdbc), holding at most
   * `CONCUR_DB_POOL` connections. Everything here blocks its caller, so only the threads of
@@ -49,10 +50,18 @@ final class Database(settings: DbSettings) extends AutoCloseable {
     var connection: Connection = null
     while (connection == null) {
       try connection = source.getConnection
-      catch { case timedOut: SQLTransientConnectionException if timedOut.getCause == null => () }
+      catch {
+        case timedOut: SQLTransientConnectionException if timedOut.getCause == null => ()
+        case gone: SQLTransientConnectionException =>
+          lastUnreachable = gone
+          throw gone
+      }
     }
     connection
   }
+
+  /** The last "unreachable" [[take]] threw: the reason [[DbRoutes]] gives while its circuit breaker is open. */
+  @volatile var lastUnreachable: Throwable = new SQLException("the database was unreachable")
 
   override def close(): Unit = pool.foreach(_.close())
 }
@@ -91,6 +100,14 @@ object Database {
           s"CONCUR_DB_URL must be postgres://USER:PASSWORD@HOST:PORT/DATABASE with no query parameters: ${e.getReason}"
         )
     }
+
+  /** What opens [[DbRoutes]]' circuit breaker: a connection timeout that [[Database.take]] let through, which says
+    * the database is unreachable. A failed statement, or a connection PostgreSQL ended, fails its own request only.
+    */
+  def unreachable[T](result: Try[T]): Boolean = result match {
+    case Failure(_: SQLTransientConnectionException) => true
+    case _                                           => false
+  }
 
   private def decode(part: String): String = URLDecoder.decode(part.replace("+", "%2B"), UTF_8)
 

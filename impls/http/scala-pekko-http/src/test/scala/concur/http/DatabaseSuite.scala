@@ -162,6 +162,15 @@ abstract class UnreachableDatabaseSuite(url: => Option[String]) extends Database
       assertEquals(call("GET", "/").text, "Hello, World!")
     }
   }
+
+  test("a burst while the database is gone is all 503 within 5 s (they drained 2 per 2 s, the last after 12 s)") {
+    if (needs) needsDatabase()
+    val started = System.nanoTime
+    val replies = together(12, "/db")
+    val took = (System.nanoTime - started).nanos
+    replies.foreach(assertError(_, 503, "GET /db"))
+    assert(took < 5.seconds, s"12 GET /db at once on 2 database threads took ${took.toMillis} ms to be told the database is gone")
+  }
 }
 
 object UnreachableDatabaseSuite {
@@ -185,4 +194,67 @@ class RefusedLoginSuite
       s"postgres://${uri.getRawUserInfo.takeWhile(_ != ':')}:wrong-password@${uri.getHost}:${uri.getPort}${uri.getRawPath}"
     }) {
   override def needs: Boolean = true
+}
+
+/** SPEC §8.4: when the database is back the routes answer again, without a restart. The server reaches the real
+  * database through a port where, at first, nothing listens; then a TCP relay to PostgreSQL opens on it.
+  */
+class DatabaseBackSuite
+    extends DatabaseServerSuite(DatabaseServerSuite.realDatabase.map(DatabaseBackSuite.throughPort), 2, 100.millis) {
+
+  test("the routes answer again once the database can be reached (the pool reconnects, the breaker closes)") {
+    needsDatabase()
+    assertError(call("GET", "/db"), 503, "GET /db with nothing on the port")
+    val relay = new Relay(DatabaseBackSuite.port, new URI(TestDatabase.url.toOption.get))
+    try {
+      val deadline = System.nanoTime + 10.seconds.toNanos
+      var last = call("GET", "/db")
+      while (last.status != 200 && System.nanoTime < deadline) {
+        Thread.sleep(100)
+        last = call("GET", "/db")
+      }
+      assertEquals(last.status, 200, s"GET /db 10 s after the database came back: ${last.text}")
+      for (path <- Seq("/queries?queries=2", "/updates?queries=2", "/fortunes", "/slowdb"))
+        assertEquals(call("GET", path).status, 200, path)
+    } finally relay.close()
+  }
+}
+
+object DatabaseBackSuite {
+  lazy val port: Int = UnreachableDatabaseSuite.closedPort
+
+  /** `url` with its host and port replaced by 127.0.0.1:[[port]]. */
+  def throughPort(url: String): String = {
+    val uri = new URI(url)
+    s"postgres://${uri.getRawUserInfo}@127.0.0.1:$port${uri.getRawPath}"
+  }
+}
+
+/** A TCP relay from 127.0.0.1:`port` to the host and port of `to`, one pair of copying threads per connection. */
+final class Relay(port: Int, to: URI) extends AutoCloseable {
+  private val server = new ServerSocket()
+  server.setReuseAddress(true)
+  server.bind(new java.net.InetSocketAddress("127.0.0.1", port))
+  private val sockets = java.util.concurrent.ConcurrentHashMap.newKeySet[java.net.Socket]()
+
+  private def daemon(body: => Unit): Unit = {
+    val t = new Thread(() => try body catch { case _: java.io.IOException => () })
+    t.setDaemon(true)
+    t.start()
+  }
+
+  daemon {
+    while (true) {
+      val client = server.accept()
+      val upstream = new java.net.Socket(to.getHost, to.getPort)
+      sockets.add(client); sockets.add(upstream)
+      daemon(client.getInputStream.transferTo(upstream.getOutputStream))
+      daemon(upstream.getInputStream.transferTo(client.getOutputStream))
+    }
+  }
+
+  override def close(): Unit = {
+    server.close()
+    sockets.forEach(_.close())
+  }
 }
