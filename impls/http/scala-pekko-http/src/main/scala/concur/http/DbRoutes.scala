@@ -72,7 +72,6 @@ object DbRoutes {
     implicit val worldFormat: RootJsonFormat[World] = jsonFormat2(World.apply)
   }
 
-
   val WorldRows = 10000
 
   def randomId(): Int = ThreadLocalRandom.current().nextInt(1, WorldRows + 1)
