@@ -8,12 +8,12 @@ import org.apache.pekko.http.scaladsl.server.{Directive1, Route, ValidationRejec
 import org.apache.pekko.util.ByteString
 import spray.json.JsValue
 
-/** The route tree of SPEC §2, wrapped in the error handlers of [[Errors]].
+/** The route tree of SPEC §2 and §8, wrapped in the error handlers of [[Errors]].
   *
   * `path("user" / "get" / Remaining)` matches every path under the prefix, so that a bad `{user}` (`a/b`, `%41`)
   * reaches the route and gets its 400, while the bare prefix `/user/get` matches nothing and gets 404.
   */
-final class Routes(hello: Hello, passwords: Passwords, users: Users) {
+final class Routes(hello: Hello, passwords: Passwords, users: Users, db: DbRoutes) {
   import Routes._
 
   val route: Route =
@@ -50,7 +50,8 @@ final class Routes(hello: Hello, passwords: Passwords, users: Users) {
                 case None        => complete(Errors.plain(NotFound, s"no user $user"))
               }
             }
-          }
+          },
+          db.route
         )
       }
     }

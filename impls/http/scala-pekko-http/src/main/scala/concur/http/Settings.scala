@@ -6,12 +6,13 @@ import scala.concurrent.duration._
 /** The environment of SPEC §1, read and checked once at start, so the server never runs half-configured.
   *
   * @param port           PORT: the TCP port on 127.0.0.1 (0 lets the OS choose, for tests)
-  * @param cores          CONCUR_CORES: the size of every thread pool (application.conf)
+  * @param cores          CONCUR_CORES: the threads of the bcrypt dispatcher (application.conf)
   * @param bcryptCost     CONCUR_BCRYPT_COST: bcrypt's cost factor, 4..31
   * @param pageFile       CONCUR_PAGE_FILE: the file served at /page, read on every request
   * @param pageDelayEvery CONCUR_PAGE_DELAY_EVERY: every Nth /page is delayed
   * @param pageDelay      CONCUR_PAGE_DELAY_MS: that delay
   * @param longPoll       CONCUR_LONGPOLL_MS: the wait of /longPoll
+  * @param db             CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS (SPEC §8.2)
   */
 final case class Settings(
     port: Int,
@@ -20,8 +21,18 @@ final case class Settings(
     pageFile: Path = Settings.DefaultPageFile,
     pageDelayEvery: Int = 10,
     pageDelay: FiniteDuration = 2.seconds,
-    longPoll: FiniteDuration = 5.seconds
+    longPoll: FiniteDuration = 5.seconds,
+    db: DbSettings = DbSettings()
 )
+
+/** SPEC §8.2's variables.
+  *
+  * @param url  CONCUR_DB_URL, `postgres://USER:PASSWORD@HOST:PORT/DATABASE`; None when unset (the database routes
+  *             then answer 503)
+  * @param pool CONCUR_DB_POOL: the most connections the server holds, and the threads of its database dispatcher
+  * @param slow CONCUR_DB_SLOW_MS: how long the query of /slowdb takes in the database
+  */
+final case class DbSettings(url: Option[String] = None, pool: Int = 16, slow: FiniteDuration = 20.millis)
 
 /** A variable that is missing or out of range; Main prints the message and exits 2. */
 final class SettingsError(message: String) extends Exception(message)
@@ -48,7 +59,13 @@ object Settings {
       pageFile = env.get("CONCUR_PAGE_FILE").map(Paths.get(_).toAbsolutePath.normalize).getOrElse(DefaultPageFile),
       pageDelayEvery = int("CONCUR_PAGE_DELAY_EVERY", Some(10), 1, Int.MaxValue),
       pageDelay = int("CONCUR_PAGE_DELAY_MS", Some(2000), 0, hour).millis,
-      longPoll = int("CONCUR_LONGPOLL_MS", Some(5000), 0, hour).millis
+      longPoll = int("CONCUR_LONGPOLL_MS", Some(5000), 0, hour).millis,
+      db = DbSettings(
+        // Checked now, so that a malformed URL stops the server at start rather than failing every request.
+        url = env.get("CONCUR_DB_URL").filter(_.trim.nonEmpty).map { url => Database.jdbc(url); url },
+        pool = int("CONCUR_DB_POOL", Some(16), 1, 10000),
+        slow = int("CONCUR_DB_SLOW_MS", Some(20), 0, hour).millis
+      )
     )
   }
 }

@@ -1,0 +1,171 @@
+package concur.http
+
+import org.apache.pekko.actor.typed.{ActorSystem, DispatcherSelector}
+import org.apache.pekko.pattern.{CircuitBreaker, CircuitBreakerOpenException}
+import org.apache.pekko.http.scaladsl.marshallers.sprayjson.SprayJsonSupport._
+import org.apache.pekko.http.scaladsl.marshalling.ToResponseMarshaller
+import org.apache.pekko.http.scaladsl.model.StatusCodes.ServiceUnavailable
+import org.apache.pekko.http.scaladsl.model.{ContentTypes, HttpEntity}
+import org.apache.pekko.http.scaladsl.server.Directives._
+import org.apache.pekko.http.scaladsl.server.{Directive1, Route}
+import spray.json.{DefaultJsonProtocol, RootJsonFormat}
+
+import java.sql.{Connection, PreparedStatement, SQLException}
+import java.util.concurrent.ThreadLocalRandom
+import scala.concurrent.duration._
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.{Failure, Success, Using}
+
+/** The five routes of SPEC §8.3, as Pekko's documentation says blocking calls are made ("Blocking Needs Careful
+  * Management"): each request's JDBC work is one `Future` on `concur.db-dispatcher`, a `thread-pool-executor` of
+  * `CONCUR_DB_POOL` threads that does nothing else, and the route completes with it (`onComplete`). A request waiting
+  * for the database is a task in that dispatcher's queue, holding no thread; the default dispatcher, which serves the
+  * connections, never blocks. Rows become JSON, and fortunes HTML, back on the default dispatcher.
+  */
+final class DbRoutes(database: Database, slow: FiniteDuration)(implicit system: ActorSystem[_]) {
+  import DbRoutes._
+  import DbRoutes.Protocol._
+
+  private val blocking: ExecutionContext = system.dispatchers.lookup(DispatcherSelector.fromConfig("concur.db-dispatcher"))
+  private implicit val ec: ExecutionContext = system.executionContext
+
+  /** Pekko's circuit breaker. With only `CONCUR_DB_POOL` threads, each waiting 2 s for HikariCP to give up on an
+    * unreachable database, a burst of requests drained at `CONCUR_DB_POOL` per 2 s and got its last 503s long after
+    * SPEC §8.4's 5 s. So one "unreachable" ([[Database.unreachable]]) opens it, every request that reaches a thread
+    * while it is open is a 503 at once, and a second later one request tries the database again; its success closes
+    * it. The call timeout cuts no query short: SPEC §8.3 puts no limit on one.
+    */
+  private val breaker = CircuitBreaker(system.classicSystem.scheduler, maxFailures = 1, callTimeout = 2.hours, resetTimeout = 1.second)
+
+  val route: Route = concat(
+    path("db")(get(reply(answer(Sql.row(_, randomId()))))),
+    path("queries")((get & count)(n => reply(answer(Sql.reads(_, n))))),
+    path("updates")((get & count)(n => reply(answer(c => Sql.update(c, Sql.reads(c, n)))))),
+    path("fortunes")(get(reply(answer(Sql.fortunes).map(Fortunes.page)))),
+    path("slowdb")(get(reply(answer(Sql.slowRow(_, randomId(), slow)))))
+  )
+
+  /** `work` on a pooled connection, on the database dispatcher, unless the breaker is open when its turn comes. */
+  private def answer[T](work: Connection => T): Future[T] =
+    Future(breaker.withSyncCircuitBreaker(database.withConnection(work), Database.unreachable[T]))(blocking)
+
+  /** Completes with the future's value, or with SPEC §8.4's 503 when the database failed it. */
+  private def reply[T](future: Future[T])(implicit m: ToResponseMarshaller[T]): Route =
+    onComplete(future) {
+      case Success(value)           => complete(value)
+      case Failure(e: SQLException) => complete(Errors.plain(ServiceUnavailable, Database.unavailable(e)))
+      case Failure(_: CircuitBreakerOpenException) =>
+        complete(Errors.plain(ServiceUnavailable, s"${Database.unavailable(database.lastUnreachable)} (trying again within 1 s)"))
+      case Failure(e)               => failWith(e)
+    }
+}
+
+object DbRoutes {
+
+  /** A row of `world`, serialized as `{"id":…,"randomNumber":…}`. */
+  final case class World(id: Int, randomNumber: Int)
+
+  /** A row of `fortune`. */
+  final case class Fortune(id: Int, message: String)
+
+  object Protocol extends DefaultJsonProtocol {
+    implicit val worldFormat: RootJsonFormat[World] = jsonFormat2(World.apply)
+  }
+
+  val WorldRows = 10000
+
+  def randomId(): Int = ThreadLocalRandom.current().nextInt(1, WorldRows + 1)
+
+  /** SPEC §8.3's N: missing, empty, not a 32-bit integer or below 1 is 1; above 500 is 500. */
+  def clamp(queries: Option[String]): Int = queries.flatMap(_.toIntOption).fold(1)(_.max(1).min(500))
+
+  val count: Directive1[Int] = parameter("queries".optional).map(clamp)
+
+  /** The statements, in plain blocking JDBC; every one is a `PreparedStatement`, which pgjdbc makes a named
+    * server-side one from its fifth use on a connection (its default `prepareThreshold=5`).
+    */
+  object Sql {
+    private val SelectRow = "SELECT id, randomnumber FROM world WHERE id = ?"
+    private val UpdateRow = "UPDATE world SET randomnumber = ? WHERE id = ?"
+    private val SelectFortunes = "SELECT id, message FROM fortune"
+    private val SlowRow = "SELECT id, randomnumber FROM world, pg_sleep(?) WHERE id = ?"
+
+    def row(c: Connection, id: Int): World = Using.resource(c.prepareStatement(SelectRow))(one(_, id))
+
+    /** `/slowdb`: the wait is `pg_sleep`'s, in the database, with the connection held. */
+    def slowRow(c: Connection, id: Int, slow: FiniteDuration): World =
+      Using.resource(c.prepareStatement(SlowRow)) { statement =>
+        statement.setDouble(1, slow.toMillis / 1000.0)
+        one(statement, id, 2)
+      }
+
+    /** N rows, one query each, one after another on the request's connection. */
+    def reads(c: Connection, n: Int): Vector[World] =
+      Using.resource(c.prepareStatement(SelectRow))(statement => Vector.fill(n)(one(statement, randomId())))
+
+    /** Gives each row a new number and writes them back in one JDBC batch: pgjdbc sends the N updates at once and
+      * they run as one implicit transaction, so they go in ascending id order, and two requests that share rows lock
+      * them in the same order and cannot deadlock.
+      */
+    def update(c: Connection, rows: Vector[World]): Vector[World] = {
+      val updated = rows.map(_.copy(randomNumber = randomId()))
+      Using.resource(c.prepareStatement(UpdateRow)) { statement =>
+        for (row <- updated.sortBy(_.id)) {
+          statement.setInt(1, row.randomNumber)
+          statement.setInt(2, row.id)
+          statement.addBatch()
+        }
+        statement.executeBatch()
+      }
+      updated
+    }
+
+    def fortunes(c: Connection): Vector[Fortune] =
+      Using.Manager { use =>
+        val rs = use(use(c.prepareStatement(SelectFortunes)).executeQuery())
+        Iterator.continually(rs.next()).takeWhile(identity).map(_ => Fortune(rs.getInt(1), rs.getString(2))).toVector
+      }.get
+
+    /** The row `id`, the statement's parameter `at`. */
+    private def one(statement: PreparedStatement, id: Int, at: Int = 1): World = {
+      statement.setInt(at, id)
+      Using.resource(statement.executeQuery()) { rs =>
+        if (!rs.next()) throw new SQLException(s"world has no row $id")
+        World(rs.getInt(1), rs.getInt(2))
+      }
+    }
+  }
+
+  /** The fortunes page of SPEC §8.3, built as a string with every message escaped (README, "The database routes":
+    * Pekko HTTP has no template engine, and Twirl needs sbt).
+    */
+  object Fortunes {
+    val Added = Fortune(0, "Additional fortune added at request time.")
+
+    /** Code point order; `String.compareTo` compares UTF-16 units, which differ above U+FFFF. */
+    val ByCodePoint: Ordering[String] = (a, b) => java.util.Arrays.compare(a.codePoints.toArray, b.codePoints.toArray)
+
+    def page(stored: Vector[Fortune]): HttpEntity.Strict = {
+      val html = new StringBuilder(
+        "<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>"
+      )
+      for (f <- (stored :+ Added).sortBy(_.message)(ByCodePoint))
+        html.append("<tr><td>").append(f.id).append("</td><td>").append(escape(f.message)).append("</td></tr>")
+      HttpEntity(ContentTypes.`text/html(UTF-8)`, html.append("</table></body></html>").toString)
+    }
+
+    /** HTML text escaping: the five characters that can end text or an attribute value. */
+    def escape(text: String): String = {
+      val out = new StringBuilder(text.length + 16)
+      text.foreach {
+        case '&'  => out.append("&amp;")
+        case '<'  => out.append("&lt;")
+        case '>'  => out.append("&gt;")
+        case '"'  => out.append("&quot;")
+        case '\'' => out.append("&#39;")
+        case c    => out.append(c)
+      }
+      out.toString
+    }
+  }
+}
