@@ -9,8 +9,6 @@ import kotlin.test.assertTrue
 
 /** SPEC §8.4 without PostgreSQL: no CONCUR_DB_URL, or a port where nothing listens. */
 class DatabaseGoneTest {
-    private val routes = listOf("/db", "/queries?queries=2", "/updates", "/fortunes", "/slowdb")
-
     private fun closedPort() = ServerSocket(0).use { it.localPort }
 
     private fun assertGone(r: Response, what: String) {
@@ -23,7 +21,7 @@ class DatabaseGoneTest {
     fun `no database is a prompt 503 and the other routes serve`() {
         for (url in listOf(null, "postgres://u:p@127.0.0.1:${closedPort()}/db")) {
             OwnServer(TestServer.config.copy(db = DbSettings(url, 2, SLOW))).use { down ->
-                for (path in routes) {
+                for (path in DB_ROUTES) {
                     val started = System.nanoTime()
                     val r = down.get(path)
                     val ms = (System.nanoTime() - started) / 1_000_000

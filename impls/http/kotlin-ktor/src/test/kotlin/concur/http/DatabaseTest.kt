@@ -6,7 +6,6 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
-import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.TestInstance
 import java.util.concurrent.Callable
 import java.util.concurrent.Executors
@@ -16,6 +15,9 @@ import kotlin.test.assertTrue
 import kotlin.time.Duration.Companion.milliseconds
 
 val SLOW = 100.milliseconds
+
+/** Each database route once. */
+val DB_ROUTES = listOf("/db", "/queries?queries=2", "/updates", "/fortunes", "/slowdb")
 
 /** The rows of a 200 `application/json` answer, each checked to be exactly `{"id","randomNumber"}` in range. */
 fun rows(r: Response): List<World> {
@@ -34,17 +36,16 @@ fun rows(r: Response): List<World> {
 /** SPEC §8: the database routes against a real PostgreSQL ([TestDatabase]). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DatabaseTest {
-    private lateinit var server: OwnServer
     private val clients = Executors.newVirtualThreadPerTaskExecutor()
+    private var started: OwnServer? = null
 
-    @BeforeAll
-    fun start() {
-        server = OwnServer(TestServer.config.copy(db = DbSettings(TestDatabase.url, 4, SLOW)))
-    }
+    /** Started by the first test; each test without PostgreSQL is skipped here (TestDatabase.url). */
+    private val server: OwnServer
+        get() = started ?: OwnServer(TestServer.config.copy(db = DbSettings(TestDatabase.url, 4, SLOW))).also { started = it }
 
     @AfterAll
     fun stop() {
-        if (::server.isInitialized) server.close()
+        started?.close()
         clients.shutdown()
     }
 
@@ -83,6 +84,7 @@ class DatabaseTest {
 
     @Test
     fun `concurrent updates of shared rows do not deadlock`() {
+        val server = server // started (or skipped) on the test's thread, not the clients'
         val answers = (1..8).map { clients.submit(Callable { server.get("/updates?queries=500") }) }
         for (answer in answers) assertEquals(500, rows(answer.get()).size)
     }
@@ -121,6 +123,35 @@ class DatabaseTest {
             val ms = (lastDone - started) / 1_000_000
             assertTrue(ms >= 4 * SLOW.inWholeMilliseconds, "8 slow queries on 2 connections took $ms ms, want at least 4 × $SLOW")
             assertTrue(rootDone < lastDone, "GET / was answered only after the queued database calls")
+        }
+    }
+
+    @Test
+    fun `a database that goes away is 503 within 5 s and is served again when back, without a restart`() {
+        val jdbc = java.net.URI(TestDatabase.url)
+        Switch(jdbc.host, jdbc.port).use { switch ->
+            val url = "postgres://${jdbc.rawUserInfo}@127.0.0.1:${switch.localPort}${jdbc.rawPath}"
+            OwnServer(TestServer.config.copy(db = DbSettings(url, 2, SLOW))).use { flaky ->
+                rows(flaky.get("/db"))
+                switch.on = false
+                for (path in DB_ROUTES) {
+                    val started = System.nanoTime()
+                    val r = flaky.get(path)
+                    val ms = (System.nanoTime() - started) / 1_000_000
+                    assertEquals(503, r.status, "$path with the database gone: ${r.text}")
+                    assertTrue(r.text.startsWith("database unavailable: ") && '\n' !in r.text, r.text)
+                    assertTrue(ms < 5_000, "$path took $ms ms to say the database is gone")
+                }
+                assertEquals("Hello, World!", flaky.get("/").text)
+                switch.on = true
+                val deadline = System.nanoTime() + 10_000_000_000
+                for (path in DB_ROUTES) {
+                    while (flaky.get(path).status != 200) {
+                        assertTrue(System.nanoTime() < deadline, "$path still not served 10 s after the database came back")
+                        Thread.sleep(100)
+                    }
+                }
+            }
         }
     }
 

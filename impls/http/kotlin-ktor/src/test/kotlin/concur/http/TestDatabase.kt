@@ -12,6 +12,9 @@ package concur.http
 
 import org.junit.jupiter.api.Assumptions
 import java.io.File
+import java.io.FileDescriptor
+import java.io.FileOutputStream
+import java.io.PrintStream
 import java.nio.file.Files
 import java.nio.file.Path
 import java.sql.Connection
@@ -20,6 +23,7 @@ import java.util.concurrent.TimeUnit
 
 object TestDatabase {
     private var concurDb: Process? = null
+    private var told = false
 
     private val started: Result<String> by lazy {
         System.getenv("CONCUR_DB_URL")?.ifBlank { null }?.let { return@lazy Result.success(it) }
@@ -33,7 +37,11 @@ object TestDatabase {
     val url: String
         get() {
             started.exceptionOrNull()?.let { absent ->
-                System.err.println("kotlin-ktor database tests skipped: ${absent.message}")
+                if (!told) {
+                    told = true
+                    // The JVM's own stderr: surefire files System.err away (redirectTestOutputToFile), even with -q.
+                    PrintStream(FileOutputStream(FileDescriptor.err), true).println("kotlin-ktor: database tests skipped: ${absent.message}")
+                }
                 Assumptions.abort<Unit>(absent.message)
             }
             return started.getOrThrow()
