@@ -11,12 +11,6 @@ import kotlin.test.assertTrue
 class DatabaseGoneTest {
     private fun closedPort() = ServerSocket(0).use { it.localPort }
 
-    private fun assertGone(r: Response, what: String) {
-        assertEquals(503, r.status, "$what: ${r.text}")
-        assertTrue(r.header("content-type")!!.startsWith("text/plain"), "$what: ${r.header("content-type")}")
-        assertTrue(r.text.startsWith("database unavailable: ") && '\n' !in r.text, "$what: ${r.text}")
-    }
-
     @Test
     fun `no database is a prompt 503 and the other routes serve`() {
         for (url in listOf(null, "postgres://u:p@127.0.0.1:${closedPort()}/db")) {

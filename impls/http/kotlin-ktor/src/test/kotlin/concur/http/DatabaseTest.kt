@@ -33,6 +33,13 @@ fun rows(r: Response): List<World> {
     }
 }
 
+/** SPEC §8.4's answer while the database cannot be reached: 503, one line of text/plain with the reason. */
+fun assertGone(r: Response, what: String) {
+    assertEquals(503, r.status, "$what: ${r.text}")
+    assertTrue(r.header("content-type")!!.startsWith("text/plain"), "$what: ${r.header("content-type")}")
+    assertTrue(r.text.startsWith("database unavailable: ") && '\n' !in r.text, "$what: ${r.text}")
+}
+
 /** SPEC §8: the database routes against a real PostgreSQL ([TestDatabase]). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DatabaseTest {
@@ -138,8 +145,7 @@ class DatabaseTest {
                     val started = System.nanoTime()
                     val r = flaky.get(path)
                     val ms = (System.nanoTime() - started) / 1_000_000
-                    assertEquals(503, r.status, "$path with the database gone: ${r.text}")
-                    assertTrue(r.text.startsWith("database unavailable: ") && '\n' !in r.text, r.text)
+                    assertGone(r, "$path with the database gone")
                     assertTrue(ms < 5_000, "$path took $ms ms to say the database is gone")
                 }
                 assertEquals("Hello, World!", flaky.get("/").text)
