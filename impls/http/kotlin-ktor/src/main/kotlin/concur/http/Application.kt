@@ -6,6 +6,7 @@ package concur.http
 
 import io.ktor.serialization.kotlinx.json.json
 import io.ktor.server.application.Application
+import io.ktor.server.application.ApplicationStopped
 import io.ktor.server.application.install
 import io.ktor.server.plugins.autohead.AutoHeadResponse
 import io.ktor.server.plugins.contentnegotiation.ContentNegotiation
@@ -23,5 +24,7 @@ fun Application.concur(config: Config) {
     // bcrypt is CPU work that would stall a Netty event loop: it runs on the
     // shared Default pool, at most one hash per core at a time.
     val bcrypt = Dispatchers.Default.limitedParallelism(config.cores, "bcrypt")
-    routes(Hello(config), Passwords(config.bcryptCost, bcrypt), Users())
+    val database = Database(config.db)
+    monitor.subscribe(ApplicationStopped) { database.close() }
+    routes(Hello(config), Passwords(config.bcryptCost, bcrypt), Users(), DbRoutes(database, config.db.slow))
 }

@@ -26,6 +26,8 @@ data class Config(
     val pageDelay: Duration = 2000.milliseconds,
     /** CONCUR_LONGPOLL_MS. */
     val longPoll: Duration = 5000.milliseconds,
+    /** CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS (SPEC §8.2). */
+    val db: DbSettings = DbSettings(),
 ) {
     companion object {
         /** Reads the settings through [getenv] (System.getenv in main, a map in tests). */
@@ -40,6 +42,11 @@ data class Config(
                 pageDelayEvery = integer(getenv, "CONCUR_PAGE_DELAY_EVERY", 10, 1, Int.MAX_VALUE).toLong(),
                 pageDelay = integer(getenv, "CONCUR_PAGE_DELAY_MS", 2000, 0, Int.MAX_VALUE).milliseconds,
                 longPoll = integer(getenv, "CONCUR_LONGPOLL_MS", 5000, 0, Int.MAX_VALUE).milliseconds,
+                db = DbSettings(
+                    url = getenv("CONCUR_DB_URL")?.ifBlank { null }?.also(Jdbc::parse),
+                    pool = integer(getenv, "CONCUR_DB_POOL", 16, 1, 10_000),
+                    slow = integer(getenv, "CONCUR_DB_SLOW_MS", 20, 0, 3_600_000).milliseconds,
+                ),
             )
         }
 
@@ -52,6 +59,19 @@ data class Config(
             raw.trim().toIntOrNull()?.takeIf { it in min..max }
                 ?: throw ConfigError("$name must be an integer from $min to $max, got '$raw'")
     }
+}
+
+/** The database of SPEC §8.2; no [url] means the database routes answer 503. */
+data class DbSettings(
+    /** CONCUR_DB_URL, `postgres://USER:PASSWORD@HOST:PORT/DATABASE`; null when unset. */
+    val url: String? = null,
+    /** CONCUR_DB_POOL: the most connections the server holds. */
+    val pool: Int = 16,
+    /** CONCUR_DB_SLOW_MS: how long the query of /slowdb sleeps in the database. */
+    val slow: Duration = 20.milliseconds,
+) {
+    // The URL holds a password: keep it out of logs and test failures.
+    override fun toString() = "DbSettings(url=${if (url == null) "unset" else "set"}, pool=$pool, slow=$slow)"
 }
 
 class ConfigError(message: String) : Exception(message)

@@ -35,8 +35,22 @@ object TestServer {
 
     /** One request on a new connection. */
     fun call(method: String, path: String, body: ByteArray = ByteArray(0), headers: List<Pair<String, String>> = emptyList()) =
-        connect().use { it.send(request(method, path, body, headers)); it.read(head = method == "HEAD") }
+        call(port, method, path, body, headers)
 }
+
+/** A server of a test's own, with other settings than [TestServer]'s; closing it stops it. */
+class OwnServer(config: Config) : Closeable {
+    private val server = server(config).start(wait = false)
+    val port = runBlocking { server.engine.resolvedConnectors().first().port }
+
+    fun get(path: String) = call(port, "GET", path)
+
+    override fun close() = server.stop(100, 1000)
+}
+
+/** One request to the server on [port], on a new connection. */
+fun call(port: Int, method: String, path: String, body: ByteArray = ByteArray(0), headers: List<Pair<String, String>> = emptyList()) =
+    Conn(port).use { it.send(request(method, path, body, headers)); it.read(head = method == "HEAD") }
 
 fun request(method: String, path: String, body: ByteArray = ByteArray(0), headers: List<Pair<String, String>> = emptyList()): ByteArray {
     val head = StringBuilder("$method $path HTTP/1.1\r\nHost: 127.0.0.1\r\n")
