@@ -83,6 +83,7 @@ pub fn searches(
                 max_steps: h.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
                 budget_s: secs(&h.budget, DEFAULT_BUDGET_S)?,
                 env: env.clone(),
+                server_warmup_s: inputs.implementations.iter().find(|i| i.name() == name).map_or(0.0, |i| i.manifest.start.warmup_s()),
             });
         }
     }
