@@ -23,8 +23,9 @@ fn how_to_read(model: &Model) -> String {
          [a–b] is a 95% interval of two parts added in quadrature: the repeats' own spread (Student's t on the logarithms of the \
          repeats, so it widens as repeats get fewer) and this machine's noise floor ({}), which shrinks as 1/√repeats because a \
          run's repeats are taken at different moments. An interval marked ¹ comes from one repeat: the spread of its seconds and the \
-         floor; ² from the floor alone. Where two intervals overlap the data cannot order the two, so an implementation whose \
-         interval overlaps the one ranked just above it shares its rank (=3: tied for third). p99 is the median over repeats of each \
+         floor; ² from the floor alone. Where two intervals overlap the data cannot order the two, so each implementation's rank is \
+         the range its interval allows (3–5: below the two whose intervals lie wholly above its own, above every one whose interval \
+         lies wholly below). p99 is the median over repeats of each \
          repeat's 99th-percentile latency, counting the requests still unanswered when a measurement ended as lasting at least \
          their age (Kaplan–Meier): \"> x\" is a percentile only known to be at least x, because it falls among unanswered \
          requests, and such a p99 never ranks above a known one. The sentences are written by concur report from the same numbers, and name an order or \
@@ -49,10 +50,10 @@ pub fn blocks(model: &Model) -> Vec<Block> {
     doc
 }
 
-/// `=3` for a shared rank, `3` for one of its own.
+/// `3–5` for the ranks the intervals allow, `3` when they allow one.
 pub fn rank_text(c: &Cell) -> String {
     match c.rank {
-        Some(r) if c.tied => format!("={r}"),
+        Some(r) if c.tied => format!("{r}–{}", c.worst),
         Some(r) => r.to_string(),
         None => "✗".into(),
     }
@@ -90,8 +91,8 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
         t = t.group(cores_text(k), 3);
     }
     let mut names: Vec<&String> = model.measured.iter().filter(|n| cores.iter().any(|&k| g.cell(n, k).is_some())).collect();
-    // By rank at the last core count, within a shared rank by median, then the same at the core counts before.
-    let key = |name: &String, k: u32| g.cell(name, k).map_or((usize::MAX, 0.0), |c| (c.rank.unwrap_or(usize::MAX), c.median_throughput()));
+    // By median at the last core count (the ranking's order: ranked cells first), then the same at the core counts before.
+    let key = |name: &String, k: u32| g.cell(name, k).map_or((usize::MAX, 0.0), |c| (c.rank.map_or(usize::MAX, |_| 0), c.median_throughput()));
     names.sort_by(|a, b| {
         cores.iter().rev().map(|&k| (key(a, k), key(b, k))).map(|(x, y)| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1))).find(|o| o.is_ne()).unwrap_or(a.cmp(b))
     });
@@ -166,10 +167,12 @@ fn left_waiting(c: &Cell, label: &dyn Fn(&Cell) -> String) -> Option<String> {
     ))
 }
 
-/// Who leads, the ties below, and who is last, for two or more ranked
-/// cells: an order only between different ranks, a ratio with the least
-/// the intervals allow (the lower end of the one over the upper end of the other).
+/// Who leads, where the intervals place the others, and who is last, for
+/// two or more ranked cells (in median order): an order only where the
+/// intervals separate two, a ratio with the least they allow (the lower end
+/// of the one over the upper end of the other).
 fn order(ranked: &[&Cell], label: &dyn Fn(&Cell) -> String) -> Vec<String> {
+    let n = ranked.len();
     let median = |c: &Cell| c.median_throughput();
     let span = |cells: &[&Cell]| {
         let lo = cells.iter().map(|c| median(c)).fold(f64::INFINITY, f64::min);
@@ -180,52 +183,48 @@ fn order(ranked: &[&Cell], label: &dyn Fn(&Cell) -> String) -> Vec<String> {
         let lo = above.iter().filter_map(|c| c.level).map(|l| l.lo).fold(f64::INFINITY, f64::min);
         below.level.map_or(1.0, |l| lo / l.hi)
     };
+    let all = |cells: &[&Cell]| names(&cells.iter().map(|c| label(c)).collect::<Vec<_>>());
     let mut parts = Vec::new();
-    let leaders: Vec<&Cell> = ranked.iter().copied().take_while(|c| c.rank == Some(1)).collect();
+    if ranked.iter().all(|c| c.rank == Some(1) && c.worst == n) {
+        parts.push(format!("{} are tied within the noise at {}: the intervals order none of them", all(ranked), span(ranked)));
+        return parts;
+    }
+    let leaders: Vec<&Cell> = ranked.iter().copied().filter(|c| c.rank == Some(1)).collect();
     let first = ranked[0];
-    let last_rank = ranked[ranked.len() - 1].rank;
     if leaders.len() == 1 {
         let second = ranked[1];
         let t = first.level.map_or(String::new(), |l| interval(&l));
         let ratio = median(first) / median(second).max(f64::MIN_POSITIVE);
         parts.push(format!("{} leads at {} req/s{t}, {} the next ({}), at least {} given the intervals", label(first), rate(median(first)), times(ratio), label(second), times(least(&leaders, second))));
-    } else if last_rank == Some(1) {
-        parts.push(format!("{} are tied within the noise at {}: the intervals order none of them", names(&leaders.iter().map(|c| label(c)).collect::<Vec<_>>()), span(&leaders)));
-        return parts;
     } else {
-        parts.push(format!("{} lead, tied within the noise, at {}", names(&leaders.iter().map(|c| label(c)).collect::<Vec<_>>()), span(&leaders)));
+        parts.push(format!("{} could each be first, tied within the noise at {}", all(&leaders), span(&leaders)));
     }
-    let ties = ties(ranked, last_rank);
-    if !ties.is_empty() {
-        parts.push(ties);
+    let last: Vec<&Cell> = ranked.iter().copied().filter(|c| c.worst == n && c.rank != Some(1)).collect();
+    let middle = ranges(ranked, n);
+    if !middle.is_empty() {
+        parts.push(middle);
     }
-    let last: Vec<&Cell> = ranked.iter().copied().filter(|c| c.rank == last_rank).collect();
-    if ranked.len() >= 3 || last.len() > 1 {
+    if let Some(lowest) = last.last().filter(|_| n >= 3 || last.len() > 1) {
         let whom = if leaders.len() == 1 { "the leader" } else { "the leaders" };
-        let ratio = median(first) / median(last[last.len() - 1]).max(f64::MIN_POSITIVE);
+        let ratio = median(first) / median(lowest).max(f64::MIN_POSITIVE);
         let bound = last.iter().map(|c| least(&leaders, c)).fold(f64::INFINITY, f64::min);
         let below = format!("{} below {whom}, at least {}", times(ratio), times(bound));
         match last.as_slice() {
-            [one] => parts.push(format!("{} is last at {} req/s, {below}", label(one), rate(median(one)))),
-            _ => parts.push(format!("{} are last, tied within the noise, at {}, {below}", names(&last.iter().map(|c| label(c)).collect::<Vec<_>>()), span(&last))),
+            [one] if one.rank == Some(n) => parts.push(format!("{} is last at {} req/s, {below}", label(one), rate(median(one)))),
+            _ => parts.push(format!("{} could each be last, at {}, {below}", all(&last), span(&last))),
         }
     }
     parts
 }
 
-/// `4 are tied for third, 2 for seventh`: the shared ranks below the first
-/// and above `last` (the last rank, said apart).
-fn ties(ranked: &[&Cell], last: Option<usize>) -> String {
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    for c in ranked.iter().filter(|c| c.tied && c.rank != Some(1) && c.rank != last) {
-        let r = c.rank.unwrap_or_default();
-        match groups.iter_mut().find(|g| g.0 == r) {
-            Some(g) => g.1 += 1,
-            None => groups.push((r, 1)),
-        }
-    }
-    let each: Vec<String> = groups.iter().enumerate().map(|(i, (r, n))| if i == 0 { format!("{n} are tied for {}", ordinal(*r)) } else { format!("{n} for {}", ordinal(*r)) }).collect();
-    each.join(", ")
+/// `9 more are placed only within 2 to 4 ranks each (the ranking's rank
+/// column)`: the cells the intervals place neither first nor last and allow
+/// more than one rank; empty when there is none.
+fn ranges(ranked: &[&Cell], n: usize) -> String {
+    let widths: Vec<usize> = ranked.iter().filter(|c| c.tied && c.rank != Some(1) && c.worst != n).map(|c| c.worst + 1 - c.rank.unwrap_or(c.worst)).collect();
+    let (Some(&least), Some(&most)) = (widths.iter().min(), widths.iter().max()) else { return String::new() };
+    let span = if least == most { format!("{most}") } else { format!("{least} to {most}") };
+    format!("{} more {} placed only within {span} ranks each (the ranking's rank column)", widths.len(), if widths.len() == 1 { "is" } else { "are" })
 }
 
 /// `a`, `a and b`, `a, b and c`; more than four: `6 implementations (a, b, c, …)`.
@@ -247,21 +246,6 @@ fn times(ratio: f64) -> String {
     } else {
         format!("{ratio:.0}×")
     }
-}
-
-fn ordinal(n: usize) -> String {
-    const WORDS: [&str; 10] = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
-    if let Some(w) = n.checked_sub(1).and_then(|i| WORDS.get(i)) {
-        return (*w).to_string();
-    }
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 #[cfg(test)]
@@ -315,8 +299,7 @@ mod tests {
     }
 
     #[test]
-    fn words_for_ranks_and_ratios() {
-        assert_eq!((ordinal(3), ordinal(11), ordinal(21), ordinal(22)), ("third".into(), "11th".into(), "21st".into(), "22nd".into()));
+    fn words_for_ratios_and_lists() {
         assert_eq!((times(1.0412), times(1.31), times(34.4)), ("1.04×".into(), "1.3×".into(), "34×".into()));
         let list = |n: usize| (0..n).map(|i| format!("i{i}")).collect::<Vec<_>>();
         assert_eq!((names(&list(1)), names(&list(3)), names(&list(6))), ("i0".into(), "i0, i1 and i2".into(), "6 implementations (i0, i1, i2, …)".into()));

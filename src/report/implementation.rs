@@ -87,7 +87,7 @@ fn verification(i: &ImplRecord) -> String {
 fn results(model: &Model, name: &str) -> Table {
     let header = ["scenario", "cores", "rank", "req/s [95% interval]", "p50 ms", "p99 ms", "peak MiB", "server cpu"];
     let note = "Medians over repeats; the interval as At a glance makes it (¹: one repeat, from its seconds and the noise floor; \
-        ²: the floor alone); rank among the implementations measured there (=: tied, intervals overlap); \
+        ²: the floor alone); rank among the implementations measured there (3–5: the ranks its interval allows, overlapping others); \
         peak MiB: resident memory of the server's whole process tree.";
     let mut t = Table::new(format!("{name}: results"), &header).labels(2).note(model.noted(note));
     for g in &model.groups {

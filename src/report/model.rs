@@ -85,11 +85,13 @@ pub struct Cell {
     pub best: bool,
     /// Not the best, but its interval overlaps the best's.
     pub within_noise: bool,
-    /// 1 for the highest median throughput at this core count; a cell whose
-    /// interval overlaps the one ranked just above it shares that one's rank.
-    /// `None` when it has no interval.
+    /// The best rank the intervals allow at this core count (1 plus the cells
+    /// whose intervals lie wholly above its own, `verdict::rank`); `None`
+    /// when it has no interval.
     pub rank: Option<usize>,
-    /// Another cell shares its rank.
+    /// The worst rank they allow; equal to `rank` when the intervals place it exactly.
+    pub worst: usize,
+    /// The intervals allow more than one rank.
     pub tied: bool,
 }
 
@@ -164,11 +166,11 @@ impl Group {
         format!("{} ({})", self.scenario, self.level)
     }
 
-    /// The cells at `cores` that have a throughput, best first (by rank,
-    /// then by median within a shared rank).
+    /// The cells at `cores` that have a throughput, best first (by median,
+    /// as `verdict::rank` orders them; each with the ranks its interval allows).
     pub fn ranked(&self, cores: u32) -> Vec<&Cell> {
         let mut cells: Vec<&Cell> = self.cells.iter().filter(|c| c.cores == cores && c.rank.is_some()).collect();
-        cells.sort_by(|a, b| a.rank.cmp(&b.rank).then(b.median_throughput().total_cmp(&a.median_throughput())).then(a.implementation.cmp(&b.implementation)));
+        cells.sort_by(|a, b| b.median_throughput().total_cmp(&a.median_throughput()).then(a.implementation.cmp(&b.implementation)));
         cells
     }
 }
@@ -261,6 +263,7 @@ fn cell(name: &str, cores: u32, repeats: &[&PointRecord], floor: &NoiseFloor) ->
         best: false,
         within_noise: false,
         rank: None,
+        worst: 0,
         tied: false,
     }
 }
@@ -294,13 +297,13 @@ fn mark_noise(cells: &mut [Cell]) {
 }
 
 /// Ranks the cells of one core count by median throughput with
-/// `verdict::rank`: a cell whose interval overlaps the one just above it
-/// shares its rank, so `1, 2, 2, 2, 5` reads "three tied for second".
+/// `verdict::rank`: each gets the ranks its interval allows, so `1, 2–4,
+/// 2–4, 2–4, 5` reads "three that could each be second to fourth".
 fn rank(cells: &mut [Cell]) {
     let entries: Vec<Option<Ranked>> = cells.iter().map(|c| c.level.map(|level| Ranked { name: &c.implementation, estimate: c.median_throughput(), level })).collect();
     let places = verdict::rank(&entries);
     for (c, place) in cells.iter_mut().zip(places) {
-        (c.rank, c.tied) = place.map_or((None, false), |p| (Some(p.rank), p.tied));
+        (c.rank, c.worst, c.tied) = place.map_or((None, 0, false), |p| (Some(p.rank), p.worst, p.tied));
     }
 }
 
@@ -314,8 +317,8 @@ mod tests {
         super::cell(name, 1, &points.iter().collect::<Vec<_>>(), floor)
     }
 
-    fn places(cells: &[Cell]) -> Vec<(&str, Option<usize>, bool)> {
-        cells.iter().map(|c| (c.implementation.as_str(), c.rank, c.tied)).collect()
+    fn places(cells: &[Cell]) -> Vec<(&str, Option<usize>, usize)> {
+        cells.iter().map(|c| (c.implementation.as_str(), c.rank, c.worst)).collect()
     }
 
     #[test]
@@ -329,7 +332,7 @@ mod tests {
             cell("failed", &[], &floor),
         ];
         rank(&mut cells);
-        assert_eq!(places(&cells), [("slow", Some(4), false), ("b", Some(2), true), ("a", Some(2), true), ("fast", Some(1), false), ("failed", None, false)]);
+        assert_eq!(places(&cells), [("slow", Some(4), 4), ("b", Some(2), 3), ("a", Some(2), 3), ("fast", Some(1), 1), ("failed", None, 0)]);
     }
 
     #[test]
@@ -338,7 +341,23 @@ mod tests {
         let floor = NoiseFloor::default_floor();
         let mut cells = vec![cell("go-tcp", &[143_451.0], &floor), cell("rust-threadpool", &[130_000.0], &floor), cell("ruby", &[9_000.0], &floor)];
         rank(&mut cells);
-        assert_eq!(places(&cells), [("go-tcp", Some(1), true), ("rust-threadpool", Some(1), true), ("ruby", Some(3), false)]);
+        assert_eq!(places(&cells), [("go-tcp", Some(1), 2), ("rust-threadpool", Some(1), 2), ("ruby", Some(3), 3)]);
         assert_eq!(cells[0].level.unwrap().basis, crate::stats::interval::Basis::FloorOnly);
+    }
+
+    #[test]
+    fn one_repeat_each_orders_the_far_ends_of_a_chain_of_overlaps() {
+        // The fresh make bench of 2026-11-26 00:39: hello at 1 core, one repeat each, the default
+        // floor; every interval overlapped its neighbour's, and one shared rank called 2,744 and
+        // 118,010 req/s a tie.
+        let floor = NoiseFloor::default_floor();
+        let values = [("go-tcp", 118_010.0), ("java-jetty", 80_322.0), ("node-http", 53_012.0), ("elixir", 33_533.0), ("ruby-rack", 13_772.0), ("ruby-sinatra", 7_005.0), ("ruby-rails", 2_744.0)];
+        let mut cells: Vec<Cell> = values.iter().map(|&(name, v)| cell(name, &[v], &floor)).collect();
+        rank(&mut cells);
+        let at = |name: &str| cells.iter().find(|c| c.implementation == name).map(|c| (c.rank.unwrap(), c.worst)).unwrap();
+        assert_eq!(at("go-tcp").0, 1);
+        assert!(at("go-tcp").1 < at("ruby-rails").0, "go-tcp {:?} is ordered above ruby-rails {:?}", at("go-tcp"), at("ruby-rails"));
+        assert_eq!(at("ruby-rails").1, values.len());
+        assert!(cells.iter().all(|c| c.rank.unwrap() <= c.worst));
     }
 }

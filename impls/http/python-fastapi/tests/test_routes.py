@@ -155,7 +155,14 @@ def test_bad_user_is_400_on_every_route(server, name):
 
 
 def test_bad_user_comes_before_a_body_too_large(server):
-    one_line_error(server.request("POST", "/user/set/a%20b", object_of(MIB + 1)), 400)
+    # The headers alone announce the body: the server answers from them and closes. Sending
+    # the 1 MiB body as well raced that close (EPIPE in the client's send: python-tornado's
+    # copy of this test, once in a fresh CI).
+    from tests.conftest import parse_responses
+
+    data = server.raw(f"POST /user/set/a%20b HTTP/1.1\r\nHost: x\r\nContent-Length: {MIB + 1}\r\n\r\n".encode())
+    [res] = parse_responses(data)
+    one_line_error(res, 400)
 
 
 def test_exactly_one_mib_is_accepted(server):
