@@ -289,19 +289,9 @@ mod tests {
         let path = dir.path().join("old.db");
         let run = RunInfo::starting("quick".into(), "k".into(), serde_json::json!({}), Default::default(), vec![]);
         let run_id = Store::open(&path).unwrap().insert_run(&run).unwrap();
-        // What a concur from before V5 left: no capacity tables (nor V6's generator columns, V7's unfinished ones, V8's noise floors, V9's topology, V10's held tables, V11's database usage), version 4.
+        // What a concur from before V5 left: no capacity tables, nor any later migration, version 4.
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "DROP TABLE held_steps; DROP TABLE held_searches; DROP TABLE noise_floors; DROP TABLE capacity_steps; DROP TABLE capacity_searches; \
-             ALTER TABLE points DROP COLUMN generator; ALTER TABLE points DROP COLUMN gen_version; \
-             ALTER TABLE points DROP COLUMN lat_unfinished; ALTER TABLE points DROP COLUMN lat_lower_bounds; \
-             ALTER TABLE points DROP COLUMN unfinished_age; ALTER TABLE runs DROP COLUMN topology; \
-             ALTER TABLE points DROP COLUMN db_cpus; ALTER TABLE points DROP COLUMN db_shared; ALTER TABLE points DROP COLUMN db_cpu_s; \
-             ALTER TABLE points DROP COLUMN db_cpu_util; ALTER TABLE points DROP COLUMN db_mem_peak_bytes; ALTER TABLE points DROP COLUMN db_mem_mean_bytes; \
-             ALTER TABLE points DROP COLUMN db_processes_max; ALTER TABLE points DROP COLUMN db_limited; ALTER TABLE points DROP COLUMN db_samples; \
-             PRAGMA user_version = 4;",
-        )
-        .unwrap();
+        crate::store::schema::downgrade(&conn, 4);
         drop(conn);
         let store = Store::open_existing(&path).unwrap();
         let version: i64 = store.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();

@@ -334,14 +334,7 @@ mod tests {
         let run_id = Store::open(&path).unwrap().insert_run(&run).unwrap();
         let conn = rusqlite::Connection::open(&path).unwrap();
         // What a concur of version 9 left: neither V10's held tables nor V11's database usage.
-        conn.execute_batch(
-            "DROP TABLE held_steps; DROP TABLE held_searches; \
-             ALTER TABLE points DROP COLUMN db_cpus; ALTER TABLE points DROP COLUMN db_shared; ALTER TABLE points DROP COLUMN db_cpu_s; \
-             ALTER TABLE points DROP COLUMN db_cpu_util; ALTER TABLE points DROP COLUMN db_mem_peak_bytes; ALTER TABLE points DROP COLUMN db_mem_mean_bytes; \
-             ALTER TABLE points DROP COLUMN db_processes_max; ALTER TABLE points DROP COLUMN db_limited; ALTER TABLE points DROP COLUMN db_samples; \
-             PRAGMA user_version = 9;",
-        )
-        .unwrap();
+        crate::store::schema::downgrade(&conn, 9);
         drop(conn);
         let store = Store::open_existing(&path).unwrap();
         let version: i64 = store.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();

@@ -185,6 +185,33 @@ pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Resul
     Ok(())
 }
 
+/// What undoes each migration from the fifth on (`UNDO[i]` undoes `MIGRATIONS[i + 4]`), for
+/// tests that need the file an older concur left: one list, grown with each migration.
+#[cfg(test)]
+const UNDO: &[&str] = &[
+    "DROP TABLE capacity_steps; DROP TABLE capacity_searches;",
+    "ALTER TABLE points DROP COLUMN generator; ALTER TABLE points DROP COLUMN gen_version;",
+    "ALTER TABLE points DROP COLUMN lat_unfinished; ALTER TABLE points DROP COLUMN lat_lower_bounds; ALTER TABLE points DROP COLUMN unfinished_age; \
+     ALTER TABLE capacity_steps DROP COLUMN lat_unfinished; ALTER TABLE capacity_steps DROP COLUMN lat_lower_bounds; \
+     ALTER TABLE capacity_steps DROP COLUMN unfinished_max_us;",
+    "DROP TABLE noise_floors;",
+    "ALTER TABLE runs DROP COLUMN topology;",
+    "DROP TABLE held_steps; DROP TABLE held_searches;",
+    "ALTER TABLE points DROP COLUMN db_cpus; ALTER TABLE points DROP COLUMN db_shared; ALTER TABLE points DROP COLUMN db_cpu_s; \
+     ALTER TABLE points DROP COLUMN db_cpu_util; ALTER TABLE points DROP COLUMN db_mem_peak_bytes; ALTER TABLE points DROP COLUMN db_mem_mean_bytes; \
+     ALTER TABLE points DROP COLUMN db_processes_max; ALTER TABLE points DROP COLUMN db_limited; ALTER TABLE points DROP COLUMN db_samples;",
+];
+
+/// Turns a file at the latest version into what a concur of `version` (4 or later) left.
+#[cfg(test)]
+pub(crate) fn downgrade(conn: &Connection, version: usize) {
+    assert_eq!(UNDO.len() + 4, MIGRATIONS.len(), "a new migration needs its undo in UNDO");
+    for undo in UNDO[version - 4..].iter().rev() {
+        conn.execute_batch(undo).unwrap();
+    }
+    conn.pragma_update(None, "user_version", version as i64).unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
