@@ -53,7 +53,7 @@ pub fn blocks(model: &Model) -> Vec<Block> {
 /// `3–5` for the ranks the intervals allow, `3` when they allow one.
 pub fn rank_text(c: &Cell) -> String {
     match c.rank {
-        Some(r) if c.tied => format!("{r}–{}", c.worst),
+        Some(r) if c.tied() => format!("{r}–{}", c.worst),
         Some(r) => r.to_string(),
         None => "✗".into(),
     }
@@ -222,7 +222,7 @@ fn order(ranked: &[&Cell], label: &dyn Fn(&Cell) -> String) -> Vec<String> {
 /// column)`: the cells the intervals place neither first nor last and allow
 /// more than one rank; empty when there is none.
 fn ranges(ranked: &[&Cell], n: usize) -> String {
-    let widths: Vec<usize> = ranked.iter().filter(|c| c.tied && c.rank != Some(1) && c.worst != n).map(|c| c.worst + 1 - c.rank.unwrap_or(c.worst)).collect();
+    let widths: Vec<usize> = ranked.iter().filter(|c| c.tied() && c.rank != Some(1) && c.worst != n).map(|c| c.worst + 1 - c.rank.unwrap_or(c.worst)).collect();
     let (Some(&least), Some(&most)) = (widths.iter().min(), widths.iter().max()) else { return String::new() };
     let span = if least == most { format!("{most}") } else { format!("{least} to {most}") };
     format!("{} more {} placed only within {span} ranks each (the ranking's rank column)", widths.len(), if widths.len() == 1 { "is" } else { "are" })

@@ -91,8 +91,6 @@ pub struct Cell {
     pub rank: Option<usize>,
     /// The worst rank they allow; equal to `rank` when the intervals place it exactly.
     pub worst: usize,
-    /// The intervals allow more than one rank.
-    pub tied: bool,
 }
 
 impl Model {
@@ -192,6 +190,11 @@ pub fn cores_text(k: u32) -> String {
 }
 
 impl Cell {
+    /// The intervals allow it more than one rank.
+    pub fn tied(&self) -> bool {
+        self.rank.is_some_and(|r| r < self.worst)
+    }
+
     /// The median throughput, 0 when nothing was measured.
     pub fn median_throughput(&self) -> f64 {
         self.throughput.map_or(0.0, |t| t.median)
@@ -264,7 +267,6 @@ fn cell(name: &str, cores: u32, repeats: &[&PointRecord], floor: &NoiseFloor) ->
         within_noise: false,
         rank: None,
         worst: 0,
-        tied: false,
     }
 }
 
@@ -303,7 +305,7 @@ fn rank(cells: &mut [Cell]) {
     let entries: Vec<Option<Ranked>> = cells.iter().map(|c| c.level.map(|level| Ranked { name: &c.implementation, estimate: c.median_throughput(), level })).collect();
     let places = verdict::rank(&entries);
     for (c, place) in cells.iter_mut().zip(places) {
-        (c.rank, c.worst, c.tied) = place.map_or((None, 0, false), |p| (Some(p.rank), p.worst, p.tied));
+        (c.rank, c.worst) = place.map_or((None, 0), |p| (Some(p.rank), p.worst));
     }
 }
 

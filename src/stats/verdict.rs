@@ -52,8 +52,6 @@ pub struct Place {
     pub rank: usize,
     /// The worst: the levels ranked, less those whose intervals lie wholly below this one's.
     pub worst: usize,
-    /// The intervals allow more than one rank (`rank < worst`).
-    pub tied: bool,
 }
 
 /// One thing to rank: the value it is ordered by (higher is better) and its interval.
@@ -89,8 +87,7 @@ pub fn rank(entries: &[Option<Ranked>]) -> Vec<Option<Place>> {
             e.map(|e| {
                 let above = levels.iter().filter(|l| l.lo > e.level.hi).count();
                 let below = levels.iter().filter(|l| l.hi < e.level.lo).count();
-                let (rank, worst) = (above + 1, n - below);
-                Place { rank, worst, tied: rank < worst }
+                Place { rank: above + 1, worst: n - below }
             })
         })
         .collect()
@@ -141,7 +138,7 @@ mod tests {
     fn a_chain_of_overlaps_orders_its_ends() {
         let entries: Vec<Option<Ranked>> =
             [("x", 100.0), ("y", 92.0), ("z", 85.0)].iter().map(|&(name, v)| Some(Ranked { name, estimate: v, level: level(v, 0.05) })).collect();
-        let places: Vec<(usize, usize, bool)> = rank(&entries).iter().map(|p| p.map(|p| (p.rank, p.worst, p.tied)).unwrap()).collect();
-        assert_eq!(places, [(1, 2, true), (1, 3, true), (2, 3, true)], "x and z do not overlap; y overlaps both");
+        let places: Vec<(usize, usize)> = rank(&entries).iter().map(|p| p.map(|p| (p.rank, p.worst)).unwrap()).collect();
+        assert_eq!(places, [(1, 2), (1, 3), (2, 3)], "x and z do not overlap; y overlaps both");
     }
 }
