@@ -43,10 +43,12 @@ export function createDatabaseRoutes(config: Config, db: Database) {
     for (const row of rows) row.randomNumber = randomId();
     // One transaction, rows in id order: two requests lock shared rows alike and never deadlock.
     const sorted = rows.toSorted((a, b) => a.id - b.id);
-    await db.run((sql) =>
-      sql.begin((tx) =>
-        sorted.map((row) => tx`UPDATE world SET randomnumber = ${row.randomNumber} WHERE id = ${row.id}`)
-      )
+    await db.run((sql, expired) =>
+      sql.begin((tx) => {
+        // A transaction that got its connection after the client had its 503 writes nothing.
+        if (expired()) throw new Error('the request was answered 503 before a connection was free');
+        return sorted.map((row) => tx`UPDATE world SET randomnumber = ${row.randomNumber} WHERE id = ${row.id}`);
+      })
     );
     return json(rows);
   }

@@ -4,7 +4,18 @@
 
 import assert from 'node:assert/strict';
 import postgres from 'postgres';
-import { databaseUrl, parseResponses, raw, spawnServer, startServer, step, stopDatabase } from './helpers.ts';
+import { Database } from '../src/database.ts';
+import { HttpError } from '../src/respond.ts';
+import {
+  databaseUrl,
+  parseResponses,
+  raw,
+  spawnServer,
+  startServer,
+  step,
+  stopDatabase,
+  TEST_CONFIG,
+} from './helpers.ts';
 
 const FORTUNES = `<!DOCTYPE html>
 <html>
@@ -66,7 +77,7 @@ Deno.test({
     const get = (path: string) => fetch(server.url + path);
     /** The rows of `path` once it answers 200: right after connections were ended, the pool may still answer 503. */
     const answered = async (path: string) => {
-      for (let deadline = performance.now() + 5000; performance.now() < deadline;) {
+      for (const deadline = performance.now() + 5000; performance.now() < deadline;) {
         const res = await get(path);
         if (res.status !== 503) return rowsOf(res);
         await res.body?.cancel();
@@ -232,3 +243,31 @@ for (const [name, url] of [['no CONCUR_DB_URL', ''], ['a refused connection', re
     },
   });
 }
+
+Deno.test({
+  name: 'a database call still unsettled 3.5 s (plus CONCUR_DB_SLOW_MS) after it began is a 503, and is told so',
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const db = new Database({ ...TEST_CONFIG, dbUrl: refusedUrl(), dbSlowMs: 100 });
+    try {
+      const start = performance.now();
+      let expiredAtDeadline: boolean | undefined;
+      const call = db.run((_sql, expired) =>
+        new Promise<never>(() => setTimeout(() => (expiredAtDeadline = expired()), 3700))
+      );
+      await assert.rejects(call, (err: unknown) => {
+        assert.ok(err instanceof HttpError);
+        assert.equal(err.status, 503);
+        assert.match(err.message, /no answer within 3600 ms/);
+        return true;
+      });
+      const took = performance.now() - start;
+      assert.ok(took >= 3500 && took < 5000, `answered after ${took} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(expiredAtDeadline, true);
+    } finally {
+      await db.close();
+    }
+  },
+});
