@@ -6,9 +6,9 @@
 #   2. a reused template: `concur db` again, REUSED times (the copy of the
 #      template and PostgreSQL's start);
 #   3. what the database routes add to `concur verify go-nethttp --cores 1,2`:
-#      the verification as it is, and with `database_routes` removed from the
-#      manifest (a copy of the repository's spec/ and go-nethttp), alternating,
-#      VERIFY_REPEATS times each after one untimed run of each.
+#      the verification as it is, and with `--only` every check but SPEC §8's
+#      (which starts no database), alternating, VERIFY_REPEATS times each
+#      after one untimed run of each.
 # Each time is the wall time from starting the command to its answer (the
 # CONCUR_DB_URL line; the end of `verify`), measured here, 10 ms steps.
 # Medians (and ranges) are printed and appended to bench/RESULTS.md, with the
@@ -57,11 +57,11 @@ db_ready() {
     stop_db
 }
 
-# verify_time ROOT: seconds of `concur verify go-nethttp --cores 1,2` in ROOT (which must pass).
+# verify_time [ARGS]: seconds of `concur verify go-nethttp --cores 1,2 ARGS` (which must pass).
 verify_time() {
     local start
     start=$(now_ms)
-    "$CONCUR" verify go-nethttp --cores 1,2 --root "$1" >"$WORK/verify.out" 2>&1 || { cat "$WORK/verify.out" >&2; exit 1; }
+    "$CONCUR" verify go-nethttp --cores 1,2 --root "$ROOT" "$@" >"$WORK/verify.out" 2>&1 || { cat "$WORK/verify.out" >&2; exit 1; }
     echo "scale=1; ($(now_ms) - $start) / 1000" | bc
 }
 
@@ -81,19 +81,22 @@ for i in $(seq "$REUSED"); do
     echo "reused template $i: ${reused[-1]} s" >&2
 done
 
-# The same verification without the database routes: go-nethttp's manifest
-# without the transition field, in a copy of what verify reads.
-NODB="$WORK/nodb"
-mkdir -p "$NODB/impls/http"
-cp -a "$ROOT/spec" "$NODB/spec"
-cp -a "$ROOT/impls/http/go-nethttp" "$NODB/impls/http/go-nethttp"
-sed -i '/^database_routes = true$/d' "$NODB/impls/http/go-nethttp/concur.toml"
+# The same verification without the database routes: every check but SPEC
+# §8's (an id of those is no part of another id: checked here).
+mapfile -t OTHERS < <("$CONCUR" verify --list-checks --root "$ROOT" | awk '$2 !~ /^§8/ { print $1 }')
+mapfile -t DB_CHECKS < <("$CONCUR" verify --list-checks --root "$ROOT" | awk '$2 ~ /^§8/ { print $1 }')
+for id in "${OTHERS[@]}"; do
+    for db in "${DB_CHECKS[@]}"; do
+        [[ $db != *"$id"* ]] || { echo "check $db contains $id: --only would select it" >&2; exit 1; }
+    done
+done
+NODB=(--only "$(IFS=,; echo "${OTHERS[*]}")")
 with=() without=()
-verify_time "$ROOT" >/dev/null
-verify_time "$NODB" >/dev/null
+verify_time >/dev/null
+verify_time "${NODB[@]}" >/dev/null
 for i in $(seq "$VERIFY_REPEATS"); do
-    with+=("$(verify_time "$ROOT")")
-    without+=("$(verify_time "$NODB")")
+    with+=("$(verify_time)")
+    without+=("$(verify_time "${NODB[@]}")")
     echo "verify $i: with the database routes ${with[-1]} s, without ${without[-1]} s" >&2
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -111,7 +114,7 @@ without_median=$(summary "${without[@]}" | cut -d' ' -f1)
     echo "| first start: initdb, seed and clean stop of the template, then a copy started (\`concur db\`, no template) | $(summary "${first[@]}") | $FIRST |"
     echo "| start from the reused template: copy and start (\`concur db\`) | $(summary "${reused[@]}") | $REUSED |"
     echo "| \`concur verify go-nethttp --cores 1,2\`, database routes checked | $(summary "${with[@]}") | $VERIFY_REPEATS |"
-    echo "| the same, \`database_routes\` removed from the manifest | $(summary "${without[@]}") | $VERIFY_REPEATS |"
+    echo "| the same, \`--only\` every check but SPEC §8's | $(summary "${without[@]}") | $VERIFY_REPEATS |"
     echo
     echo "The database routes add $(echo "$with_median - $without_median" | bc) s (medians) to go-nethttp's verification at two core counts: one cluster start from the template and the checks of SPEC §8 twice."
 } | tee -a "$ROOT/bench/RESULTS.md"

@@ -1,9 +1,8 @@
 //! `concur run` with the database scenarios, on a real PostgreSQL and a real
 //! Go server on pgx (tests/support/cheat_db.go, honest): one cluster for
 //! the run, its URL given to the server, its CPU time and memory stored
-//! beside the server's, an implementation without the routes named and not
-//! measured, and no PostgreSQL process left after the run, nor after a
-//! SIGKILL of the orchestrator (which no handler sees).
+//! beside the server's, and no PostgreSQL process left after the run, nor
+//! after a SIGKILL of the orchestrator (which no handler sees).
 
 use crate::database::{self, postgres_of};
 use crate::{fake_repo, tools, verify_database};
@@ -13,8 +12,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A repository with `pgfake` (the cheat server in honest mode, serving `/`
-/// and `/db`) and the Python fake (no database routes), the scenario files of
-/// this repository, and the test template as its `results/postgres`.
+/// and `/db`) beside the Python fake, the scenario files of this repository,
+/// and the test template as its `results/postgres`.
 fn repository() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     fake_repo::write_fake(root.path(), "");
@@ -23,7 +22,7 @@ fn repository() -> tempfile::TempDir {
     std::fs::create_dir_all(&dir).unwrap();
     let manifest = format!(
         "name = \"pgfake\"\nlanguage = \"Go\"\nruntime = \"Go\"\nversion = \"go version\"\nframework = \"net/http\"\nmodel = \"green-threads\"\n\
-         database_routes = true\n[requires]\ncommands = [\"go\"]\n[start]\ncommand = \"{} honest\"\n",
+         [requires]\ncommands = [\"go\"]\n[start]\ncommand = \"{} honest\"\n",
         verify_database::cheat_binary().display()
     );
     std::fs::write(dir.join("concur.toml"), manifest).unwrap();
@@ -41,7 +40,7 @@ fn repository() -> tempfile::TempDir {
 
 fn run(root: &Path, duration: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_concur"));
-    cmd.args(["run", "--impl", "pgfake,fake", "--scenario", "db", "--cores", "1", "-c", "8", "--warmup", "0", "-d", duration, "--no-verify", "--root"])
+    cmd.args(["run", "--impl", "pgfake", "--scenario", "db", "--cores", "1", "-c", "8", "--warmup", "0", "-d", duration, "--no-verify", "--root"])
         .arg(root)
         .arg("--db")
         .arg(root.join("results/concur.db"));
@@ -53,7 +52,7 @@ fn text(out: &Output) -> String {
 }
 
 fn ready() -> bool {
-    tools::require(&tools::GO).is_some() && tools::require(&tools::PYTHON3).is_some() && database::installed()
+    tools::require(&tools::GO).is_some() && database::installed()
 }
 
 fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> bool {
@@ -68,7 +67,7 @@ fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> bool {
 }
 
 #[test]
-fn a_database_point_records_the_databases_usage_and_names_the_implementation_without_the_routes() {
+fn a_database_point_records_the_databases_usage() {
     if !ready() {
         return;
     }
@@ -79,8 +78,6 @@ fn a_database_point_records_the_databases_usage_and_names_the_implementation_wit
     let out = child.wait_with_output().unwrap();
     let log = text(&out);
     assert!(out.status.success(), "{log}");
-    let skipped: Vec<&str> = log.lines().filter(|l| l.starts_with("note: fake: db not measured")).collect();
-    assert_eq!(skipped.len(), 1, "one line naming the implementation without the routes:\n{log}");
     assert!(log.contains("== database: PostgreSQL on 127.0.0.1:"), "{log}");
     let data = Store::open_existing(&root.path().join("results/concur.db")).unwrap().load_run(1).unwrap();
     let keys: Vec<&str> = data.points.iter().map(|p| p.key.as_str()).collect();

@@ -343,12 +343,10 @@ fn locust_points_refuse_what_locust_cannot_drive() {
     assert!(e.contains("unknown generator 'gatling': use concur-load or locust"), "{e}");
 }
 
-/// Go serves the database routes, node does not; hello and two database scenarios.
+/// Go and node; hello and two database scenarios.
 fn database_plan(flags: &[&str], cpus: &[usize]) -> anyhow::Result<Plan> {
     let profile = crate::run::profile::parse("spec/profiles/test.toml", "description = \"t\"\ncores = [1, 2]\n").unwrap();
-    let mut go = imp("go", "sh");
-    go.manifest.database_routes = true;
-    let imps = [go, imp("node", "sh")];
+    let imps = [imp("go", "sh"), imp("node", "sh")];
     let db = |name: &str| ScenarioInfo { database: true, ..scenario(name, 256, Some(30.0), None) };
     let scenarios = [scenario("hello", 150, Some(30.0), None), db("db"), db("slowdb")];
     let topology = numbered(cpus);
@@ -357,18 +355,16 @@ fn database_plan(flags: &[&str], cpus: &[usize]) -> anyhow::Result<Plan> {
 }
 
 #[test]
-fn the_database_scenarios_measure_only_the_implementations_that_serve_them_and_name_the_others_once() {
+fn the_database_scenarios_measure_every_implementation_with_cpus_for_the_database() {
     let p = database_plan(&["--cores", "1"], &[0, 1]).unwrap();
     let keys: Vec<&str> = p.points.iter().map(|p| p.key.as_str()).collect();
-    assert_eq!(keys, ["go/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r1", "go/db/cores=1/c=256/r1", "go/slowdb/cores=1/c=256/r1"]);
-    let skipped: Vec<&String> = p.notes.iter().filter(|n| n.contains("database routes")).collect();
-    assert_eq!(skipped.len(), 1, "{:?}", p.notes);
-    assert!(skipped[0].starts_with("node: db, slowdb not measured") && skipped[0].contains("database_routes"), "{}", skipped[0]);
+    assert_eq!(
+        keys,
+        ["go/hello/cores=1/c=150/r1", "node/hello/cores=1/c=150/r1", "go/db/cores=1/c=256/r1", "node/db/cores=1/c=256/r1", "go/slowdb/cores=1/c=256/r1", "node/slowdb/cores=1/c=256/r1"]
+    );
     assert!(p.points[0].database_cpus.is_empty() && !p.points[2].database_cpus.is_empty());
     // Left out of the plan's JSON when empty, so plans and `--resume` keys from before stay the same.
     assert!(!serde_json::to_string(&p.points[0]).unwrap().contains("database_cpus"));
-    let only = database_plan(&["--impl", "node", "--scenario", "db"], &[0, 1]).unwrap_err().to_string();
-    assert!(only.starts_with("nothing to measure: node: db not measured"), "{only}");
 }
 
 #[test]

@@ -47,11 +47,6 @@ pub struct Manifest {
     pub model: Model,
     #[serde(default)]
     pub description: Option<String>,
-    /// Serves the database routes of SPEC §8. A transition field: until every
-    /// implementation does, `verify` checks §8 only where this is true; then
-    /// the routes become required and the field goes.
-    #[serde(default)]
-    pub database_routes: bool,
     #[serde(default)]
     pub requires: Requires,
     #[serde(default)]
@@ -164,6 +159,11 @@ pub fn parse(path: &Path, text: &str, folder_name: &str) -> Result<Manifest, Str
     let table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| format!("{shown}: not valid TOML: {}", one_line(&e.to_string())))?;
+    if table.contains_key("database_routes") {
+        return Err(format!(
+            "{shown}: 'database_routes' is gone: every implementation serves the database routes of SPEC §8 now, and `concur verify` checks them in all; delete the line"
+        ));
+    }
     for (field, example) in EXAMPLES {
         if !table.contains_key(*field) {
             return Err(format!("{shown}: '{field}' is missing (e.g. {example})"));
@@ -276,6 +276,12 @@ env = { GOMAXPROCS = "{cores}" }
         let m = parse_str(GOOD).unwrap();
         assert_eq!(m.model, Model::GreenThreads);
         assert_eq!(m.cores.env["GOMAXPROCS"], "{cores}");
+    }
+
+    #[test]
+    fn the_gone_transition_field_is_refused_with_the_fix() {
+        let e = parse_str(&format!("database_routes = true\n{GOOD}")).unwrap_err();
+        assert!(e.starts_with("impls/http/demo/concur.toml: 'database_routes' is gone") && e.ends_with("delete the line"), "{e}");
     }
 
     #[test]

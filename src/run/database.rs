@@ -5,28 +5,19 @@
 //! registered like theirs) and by its watchdog when concur dies. Before each
 //! point it is moved to that point's CPUs; while the point is measured its
 //! processes are sampled beside the server's, and the rule that flags a
-//! generator-limited point flags a database-limited one. Which
-//! implementations serve the routes (spec/MANIFEST.md, `database_routes`)
-//! decides which points the plan holds: the others are named, one line
-//! each, never dropped silently.
+//! generator-limited point flags a database-limited one.
 
-use super::spec::{PointSpec, ScenarioInfo};
+use super::spec::PointSpec;
 use super::sampler::{SAMPLE_EVERY, Sampler, Target};
 use super::{placement, usage};
 use crate::db;
 use crate::host::topology::Topology;
 use crate::host::{affinity, procstat};
-use crate::impls::Implementation;
 use crate::load::Control;
 use crate::store::{DatabaseUsage, GeneratorUsage, UsageSample};
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::sync::Arc;
-
-/// Whether implementation `name` serves the database routes.
-pub fn serves(implementations: &[Implementation], name: &str) -> bool {
-    implementations.iter().any(|i| i.name() == name && i.manifest.database_routes)
-}
 
 /// The server's, the generator's and (for a database scenario) the database's CPUs at `k`
 /// server cores, and whether the generator shares the server's.
@@ -37,25 +28,6 @@ pub fn split_cpus(topology: &Topology, k: u32, database: bool) -> (Vec<usize>, V
     }
     let p = placement::place_with_database(topology, k);
     (p.server, p.generator, p.database, p.shared)
-}
-
-/// One note per implementation of the plan that does not serve the routes its database scenarios ask.
-pub fn skipped(implementations: &[Implementation], available: &[&(String, bool)], scenarios: &[&ScenarioInfo]) -> Vec<String> {
-    let names: Vec<&str> = scenarios.iter().filter(|s| s.database).map(|s| s.name.as_str()).collect();
-    if names.is_empty() {
-        return Vec::new();
-    }
-    available
-        .iter()
-        .filter(|i| !serves(implementations, &i.0))
-        .map(|i| {
-            format!(
-                "{}: {} not measured: it does not serve the database routes yet (no `database_routes = true` in its concur.toml, spec/MANIFEST.md)",
-                i.0,
-                names.join(", ")
-            )
-        })
-        .collect()
 }
 
 /// The run's cluster, started when a point first needs it; dropping it stops it.

@@ -83,11 +83,6 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     };
     let searches = super::capacity::searches(args, inputs, &scenarios, &cores, &implementations, settings_of)?;
     let held = super::held::searches(args, inputs, &cores, &implementations, |s| Ok(settings_for(args, profile, s)?.env))?;
-    let skipped = super::database::skipped(inputs.implementations, &available, &scenarios);
-    if points.is_empty() && searches.is_empty() && held.is_empty() && !skipped.is_empty() {
-        bail!("nothing to measure: {}", skipped.join("; "));
-    }
-    notes.extend(skipped);
     notes.extend(placement::notes(inputs.topology, &cores, &points));
     if points.iter().any(|p| !p.keepalive) {
         notes.push("points whose level says `close` send every request on a new connection with `Connection: close` (keepalive = false); \
@@ -110,8 +105,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
 }
 
 /// The points of repeat `r` of `scenario` at `k` cores: one per level, connection mode and
-/// generator, for each implementation in this repeat's `order` (only those serving the
-/// database routes for a database scenario).
+/// generator, for each implementation in this repeat's `order`.
 #[allow(clippy::too_many_arguments)]
 fn points_at(
     args: &Overrides,
@@ -134,7 +128,7 @@ fn points_at(
     for (level, keepalive, generator) in combos {
         let (label, key_part) = level_names(level, keepalive, generator);
         let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
-        for imp in order.iter().filter(|i| !scenario.database || super::database::serves(inputs.implementations, &i.0)) {
+        for imp in order {
             let (connections, rate) = match level {
                 Level::Connections(c) => (c, None),
                 Level::PerCore(c) => (c * k, None),

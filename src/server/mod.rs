@@ -189,7 +189,7 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
     // Kept until the server ends; a CONCUR_DB_URL of the caller's is passed on as it is.
     let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
     let mut env = vec![];
-    if imp.manifest.database_routes && std::env::var_os("CONCUR_DB_URL").is_none() {
+    if std::env::var_os("CONCUR_DB_URL").is_none() {
         let cluster = database.get().map_err(anyhow::Error::msg)?;
         env = crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS);
         eprintln!("concur: {} gets CONCUR_DB_URL={}", imp.name(), cluster.url());

@@ -27,7 +27,7 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
             continue;
         }
         println!("== {}: {}", imp.qualified_name(), test.command);
-        let ok = test_env(imp, &root, &mut database).and_then(|env| {
+        let ok = test_env(&root, &mut database).and_then(|env| {
             build(imp, &BuildOutput::Inherit)?;
             run_shell(&imp.dir, &test.command, &env)
         });
@@ -44,12 +44,10 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
     }
 }
 
-/// The environment of `imp`'s tests: the spec's, and the database's when it serves the database routes.
-fn test_env(imp: &impls::Implementation, root: &Path, database: &mut crate::db::OnDemand) -> Result<Vec<(String, String)>> {
+/// The environment of an implementation's tests: the spec's and the database's.
+fn test_env(root: &Path, database: &mut crate::db::OnDemand) -> Result<Vec<(String, String)>> {
     let mut env = super::spec_env(root);
-    if imp.manifest.database_routes {
-        let cluster = database.get().map_err(anyhow::Error::msg)?;
-        env.extend(crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS));
-    }
+    let cluster = database.get().map_err(anyhow::Error::msg)?;
+    env.extend(crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS));
     Ok(env)
 }

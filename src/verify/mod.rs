@@ -45,33 +45,35 @@ fn db_pool(cores: u32) -> u32 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DatabaseRoutes {
-    /// Its manifest says it serves them, and their checks ran.
+    /// Their checks ran (or none was asked by `--only`).
     Checked,
-    /// Its manifest does not say it serves them: not a failure while they
-    /// come to every implementation (spec/MANIFEST.md, `database_routes`).
-    NotServed,
-    /// It serves them, but this verification had no database to give it
-    /// (`--url` without CONCUR_DB_URL, `concur run`).
+    /// This verification had no database to give the server (`--url`
+    /// without CONCUR_DB_URL, `concur run`).
     NotChecked,
 }
 
 impl DatabaseRoutes {
-    fn of(serves: bool, has_database: bool) -> DatabaseRoutes {
-        match (serves, has_database) {
-            (false, _) => DatabaseRoutes::NotServed,
-            (true, true) => DatabaseRoutes::Checked,
-            (true, false) => DatabaseRoutes::NotChecked,
-        }
+    fn of(has_database: bool) -> DatabaseRoutes {
+        if has_database { DatabaseRoutes::Checked } else { DatabaseRoutes::NotChecked }
     }
 
     /// What the summary adds after the counts.
     fn note(self) -> &'static str {
         match self {
             DatabaseRoutes::Checked => "",
-            DatabaseRoutes::NotServed => ", database routes not served",
             DatabaseRoutes::NotChecked => ", database routes not checked (no database)",
         }
     }
+}
+
+/// Whether the checks `only` selects (all, without it) include one of SPEC §8's.
+pub fn asks_database(only: Option<&str>) -> bool {
+    checks::all().iter().any(|c| checks::needs_database(c.id) && chosen_by(only, c.id))
+}
+
+/// Whether `only` (comma-separated parts of ids; none: every check) selects check `id`.
+fn chosen_by(only: Option<&str>, id: &str) -> bool {
+    only.is_none_or(|o| o.split(',').any(|part| id.contains(part.trim())))
 }
 
 /// The verification of one implementation at one core count.
@@ -112,7 +114,7 @@ pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, know
     let chosen: Vec<checks::Check> = checks::all()
         .into_iter()
         .filter(|c| with_database || !checks::needs_database(c.id))
-        .filter(|c| only.is_none_or(|o| o.split(',').any(|part| c.id.contains(part.trim()))))
+        .filter(|c| chosen_by(only, c.id))
         .collect();
     let run = |check: &checks::Check| {
         let started = Instant::now();
@@ -151,11 +153,10 @@ pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, know
     })
 }
 
-/// Builds, starts, checks and stops one implementation at `cores`; an
-/// implementation serving the database routes is given `database`, when there is one.
+/// Builds, starts, checks and stops one implementation at `cores`, giving it
+/// `database` when there is one (without, SPEC §8's checks are left out).
 pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
-    let database = database.filter(|_| imp.manifest.database_routes);
-    let routes = DatabaseRoutes::of(imp.manifest.database_routes, database.is_some());
+    let routes = DatabaseRoutes::of(database.is_some() || !asks_database(only));
     let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, database: routes, outcomes: vec![] };
     let tmp = std::env::temp_dir();
     // Named for this process and call: two verifications of same-named implementations at once
@@ -224,14 +225,15 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
     let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
     let mut reports = Vec::new();
     for imp in &chosen {
-        let routes = DatabaseRoutes::of(imp.manifest.database_routes, false);
+        let routes = DatabaseRoutes::of(true);
         if let Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
             let named = !names.is_empty();
             reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, database: routes, outcomes: vec![] });
             continue;
         }
-        let cluster = if imp.manifest.database_routes { Some(database.get()) } else { None };
+        // Started once, for the first implementation whose checks ask it.
+        let cluster = if asks_database(only) { Some(database.get()) } else { None };
         for &cores in cores {
             println!("== {} (CONCUR_CORES={cores})", imp.name());
             let report = match &cluster {
@@ -241,9 +243,6 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
             };
             if let Some(e) = &report.error {
                 println!("  FAIL  {e}");
-            }
-            if report.database == DatabaseRoutes::NotServed {
-                println!("  database routes (SPEC §8): not served, not checked (no database_routes in its concur.toml)");
             }
             reports.push(report);
         }
@@ -261,8 +260,8 @@ pub struct ServerDb {
 }
 
 /// `concur verify --url`: a server already running at `url`, started with `CONCUR_CORES=cores`;
-/// `name`, when given, is the implementation it runs, whose `[known_failures]` apply and whose
-/// manifest says whether it serves the database routes (checked when `db` says where its database is).
+/// `name`, when given, is the implementation it runs, whose `[known_failures]` apply; the
+/// database routes are checked when `db` says where its database is.
 pub fn verify_url_command(root: Option<&Path>, name: Option<&str>, url: &str, cores: u32, db: Option<&ServerDb>, only: Option<&str>, json: Option<&Path>) -> Result<ExitCode> {
     let root = impls::find_root(root)?;
     let addr = parse_url(url)?;
@@ -270,12 +269,11 @@ pub fn verify_url_command(root: Option<&Path>, name: Option<&str>, url: &str, co
         Some(name) => Some(impls::select(&impls::discover(&root)?, "http", &[name.to_string()])?.remove(0).manifest),
         None => None,
     };
-    let serves = manifest.as_ref().is_none_or(|m| m.database_routes);
-    let db = match db.filter(|_| serves) {
+    let db = match db {
         Some(db) => Some(DbSettings { admin_url: crate::db::admin_url_for(&db.url)?, pool: db.pool, slow_ms: db.slow_ms }),
         None => None,
     };
-    let routes = DatabaseRoutes::of(serves, db.is_some());
+    let routes = DatabaseRoutes::of(db.is_some() || !asks_database(only));
     let mut settings = settings_for(&root, cores, None, db);
     settings.processes = cores;
     println!("== {url}{}", name.map_or(String::new(), |n| format!(" (as {n})")));

@@ -86,7 +86,7 @@ fn run() -> RunInfo {
         },
         notes: vec![
             "with 2 server core(s) on this 2-CPU machine the load generator shares the server's CPUs".into(),
-            "beta: db not measured: it does not serve the database routes yet (no `database_routes = true` in its concur.toml, spec/MANIFEST.md)".into(),
+            "points whose level says `close` send every request on a new connection with `Connection: close` (keepalive = false); the others reuse their connections".into(),
         ],
     }
 }

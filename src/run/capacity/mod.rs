@@ -67,7 +67,7 @@ pub fn searches(
     for scenario in searched {
         for &k in cores.iter().filter(|k| c.cores.as_ref().is_none_or(|only| only.contains(k))) {
             let (server_cpus, generator_cpus, database_cpus, shared) = super::database::split_cpus(inputs.topology, k, scenario.database);
-            for (name, _) in implementations.iter().filter(|i| i.1 && (!scenario.database || super::database::serves(inputs.implementations, &i.0))) {
+            for (name, _) in implementations.iter().filter(|i| i.1) {
                 let SearchSettings { timeout_s, env, warmup_s, warmup_max_s } = settings_of(scenario, name)?;
                 out.push(SearchSpec {
                     key: format!("{name}/{}/cores={k}/capacity", scenario.name),
