@@ -2,8 +2,10 @@
 //! server on pgx (tests/support/cheat_db.go) passes them when it reads each
 //! row with a statement of its own, and fails the statement count when it
 //! answers from a cache of rows or reads a request's rows with one query,
-//! although its answers look right. A verification whose `--only` asks
-//! none of SPEC §8's checks starts no database.
+//! although its answers look right, and the outage check when it makes a
+//! burst of requests wait in turn for its workers while the database is
+//! gone. A verification whose `--only` asks none of SPEC §8's checks starts
+//! no database.
 
 use crate::{database, tools};
 use concur::verify::{self, DbSettings, Outcome, Settings, Status};
@@ -113,6 +115,22 @@ fn one_query_for_all_rows_fails_the_statement_count() {
     if ready() {
         caught("in", 10);
     }
+}
+
+#[test]
+fn a_server_that_queues_its_503s_on_its_pool_fails_the_burst_while_the_database_is_gone() {
+    if !ready() {
+        return;
+    }
+    let cheat = start("queued");
+    let outcomes = verify(cheat.1, "db-unreachable");
+    let (s, detail) = status(&outcomes, "db-unreachable");
+    assert_eq!(s, Status::Fail, "one request at a time is a 503 within 1 s; 48 at once on 2 workers are not: {detail}");
+    assert!(detail.contains("one of 48 requests at once while the database turns the server away") && detail.contains("waited their turn"), "{detail}");
+    // The check let the database back: the honest /db answers again.
+    drop(cheat);
+    let honest = start("honest");
+    assert_eq!(status(&verify(honest.1, "db-row"), "db-row").0, Status::Pass);
 }
 
 #[test]

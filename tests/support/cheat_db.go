@@ -5,8 +5,11 @@
 //   honest  /queries reads each row with a statement of its own
 //   cache   /queries answers from a copy of world read once at start
 //   in      /queries reads its rows with one statement (WHERE id = ANY($1))
-// /db is honest in every mode; the other database routes are not served
-// (the verifier's statement count asks /db first, then /queries).
+//   queued  every database route runs on 2 workers, each of which retries a
+//           failing query for 1 s before its 503: one request at a time is
+//           a 503 within 5 s while the database is gone, a burst is not
+// /db is honest in every mode but queued; the other database routes are
+// not served (the verifier's statement count asks /db first, then /queries).
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -44,6 +48,14 @@ func main() {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("Hello, World!")) })
+	if mode == "queued" {
+		workers := make(chan struct{}, 2)
+		for _, path := range []string{"/db", "/queries", "/updates", "/fortunes", "/slowdb"} {
+			mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) { queued(w, r, pool, workers) })
+		}
+		http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), mux)
+		return
+	}
 	mux.HandleFunc("GET /db", func(w http.ResponseWriter, r *http.Request) { answer(w, one(r, pool)) })
 	mux.HandleFunc("GET /queries", func(w http.ResponseWriter, r *http.Request) {
 		n, err := strconv.Atoi(r.URL.Query().Get("queries"))
@@ -81,6 +93,25 @@ func main() {
 		answer(w, rows)
 	})
 	http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), mux)
+}
+
+// queued answers one row once a worker is free, retrying for 1 s while the database fails.
+func queued(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool, workers chan struct{}) {
+	workers <- struct{}{}
+	defer func() { <-workers }()
+	var row world
+	var err error
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(50 * time.Millisecond) {
+		err = pool.QueryRow(r.Context(), "SELECT id, randomnumber FROM world WHERE id = $1", rand.Int32N(10000)+1).Scan(&row.ID, &row.RandomNumber)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	answer(w, row)
 }
 
 func one(r *http.Request, pool *pgxpool.Pool) world {

@@ -115,6 +115,38 @@ class DatabaseTest < Minitest::Test
     gone&.stop
   end
 
+  # A database that takes each login 0.3 s to turn away: 12 requests at once
+  # on a pool of 2 are each a 503 within 5 s, none left waiting for a
+  # connection that another request failed to open (SPEC §8.4).
+  def test_a_burst_while_the_database_turns_logins_away_is_503_at_once
+    slow_refusal = TCPServer.new("127.0.0.1", 0)
+    refusing = Thread.new do
+      loop do
+        client = slow_refusal.accept
+        Thread.new(client) do |c|
+          sleep 0.3
+          c.close
+        end
+      end
+    rescue IOError
+      nil # closed at the end of the test
+    end
+    gone = PumaProcess.new(workers: 1, env: { "CONCUR_DB_URL" => "postgres://concur:x@127.0.0.1:#{slow_refusal.addr[1]}/concur",
+                                              "CONCUR_DB_POOL" => "2" })
+    answers = Array.new(12) do
+      Thread.new do
+        started = now
+        [gone.get("/db").code, now - started]
+      end
+    end.map(&:value)
+    assert_equal ["503"] * 12, answers.map(&:first)
+    assert_operator answers.map(&:last).max, :<, 5, answers.inspect
+  ensure
+    gone&.stop
+    slow_refusal&.close
+    refusing&.join
+  end
+
   def test_no_database_url_is_503
     %w[/db /queries /updates /fortunes /slowdb].each do |path|
       r = SERVER.get(path)

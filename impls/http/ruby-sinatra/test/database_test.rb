@@ -137,6 +137,35 @@ class NoDatabaseTest < Minitest::Test
     assert_equal "200", get("/").code
   end
 
+  # A database that takes each login 0.3 s to turn away: 12 requests at once
+  # on a pool of 2 are each a 503 within 5 s, none left waiting for a
+  # connection that another request failed to open (SPEC §8.4).
+  def test_a_burst_while_the_database_turns_logins_away_is_503_at_once
+    slow_refusal = TCPServer.new("127.0.0.1", 0)
+    refusing = Thread.new do
+      loop do
+        Thread.new(slow_refusal.accept) do |c|
+          sleep 0.3
+          c.close
+        end
+      end
+    rescue IOError
+      nil # closed at the end of the test
+    end
+    start_server(1, env: { "CONCUR_DB_URL" => "postgres://concur:x@127.0.0.1:#{slow_refusal.addr[1]}/concur", "CONCUR_DB_POOL" => "2" })
+    answers = Array.new(12) do
+      Thread.new do
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        [get("/db").code, Process.clock_gettime(Process::CLOCK_MONOTONIC) - started]
+      end
+    end.map(&:value)
+    assert_equal ["503"] * 12, answers.map(&:first)
+    assert_operator answers.map(&:last).max, :<, 5, answers.inspect
+  ensure
+    slow_refusal&.close
+    refusing&.join
+  end
+
   def test_refused_connection_is_503
     closed_port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
     start_server(1, env: { "CONCUR_DB_URL" => "postgres://concur:x@127.0.0.1:#{closed_port}/concur" })

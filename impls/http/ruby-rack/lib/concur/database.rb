@@ -11,12 +11,12 @@ module Concur
   #
   # The pool holds this process's share of CONCUR_DB_POOL. A request holds
   # one connection for all its statements (`with`); when every one is busy,
-  # its Puma thread waits on the pool's ConditionVariable, woken one at a
-  # time as connections come back, for up to POOL_TIMEOUT seconds.
+  # its Puma thread waits for a Permits' permit, woken one at a time as
+  # connections come back, for up to POOL_TIMEOUT seconds.
   class Database
     # Longer than any client of the scenarios waits (concur load gives up
     # after 10 s): with 16,384 Puma threads and a few connections, the queue
-    # is in the pool, and a request must not fail for being in it while its
+    # is in front of the pool, and a request must not fail for being in it while its
     # client still waits. Sequel's default is 5 s.
     POOL_TIMEOUT = 30
 
@@ -30,6 +30,7 @@ module Concur
     def initialize(url, size)
       @db = url && Sequel.connect(url, max_connections: size, pool_timeout: POOL_TIMEOUT, connect_timeout: 5,
                                        test: false, keep_reference: false)
+      @permits = Permits.new(size, POOL_TIMEOUT)
       @lock = Mutex.new
       @statements = nil
     end
@@ -40,7 +41,7 @@ module Concur
     def with
       raise Unavailable, "CONCUR_DB_URL is not set" unless @db
 
-      @db.synchronize { yield statements }
+      @permits.hold { @db.synchronize { yield statements } }
     rescue Sequel::Error => e
       raise Unavailable, e.message.split.join(" ")
     end

@@ -71,6 +71,38 @@ class DatabaseClusterTest < ActiveSupport::TestCase
     assert_equal "200", get("/").code
   end
 
+  # A database that takes each login 0.3 s to turn away: 12 requests at once
+  # on a pool of 2 are each a 503 within 5 s, none left waiting for a
+  # connection that another request failed to open (SPEC §8.4).
+  test "a burst while the database turns logins away is a prompt 503 for every request" do
+    kill_puma
+    slow_refusal = TCPServer.new("127.0.0.1", 0)
+    refusing = Thread.new do
+      loop do
+        Thread.new(slow_refusal.accept) do |c|
+          sleep 0.3
+          c.close
+        end
+      end
+    rescue IOError
+      nil # closed at the end of the test
+    end
+    launch_puma({ "RAILS_ENV" => "production", "PORT" => "0", "WEB_CONCURRENCY" => "1", "CONCUR_DB_POOL" => "2",
+                  "CONCUR_DB_URL" => "postgres://concur:x@127.0.0.1:#{slow_refusal.addr[1]}/concur" })
+    assert_equal "503", get("/db").code # as above: the first database request is not the one timed
+    answers = Array.new(12) do
+      Thread.new do
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        [get("/db").code, Process.clock_gettime(Process::CLOCK_MONOTONIC) - started]
+      end
+    end.map(&:value)
+    assert_equal ["503"] * 12, answers.map(&:first)
+    assert_operator answers.map(&:last).max, :<, 5, answers.inspect
+  ensure
+    slow_refusal&.close
+    refusing&.join
+  end
+
   private
 
   def get(path)

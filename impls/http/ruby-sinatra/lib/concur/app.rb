@@ -224,7 +224,7 @@ module Concur
       def database(&block)
         statements = settings.database
         unavailable("CONCUR_DB_URL is not set") unless statements
-        statements.db.synchronize { block.call(statements) }
+        statements.hold { block.call(statements) }
       rescue Sequel::Error => e
         unavailable(e.message.split.join(" "))
       end

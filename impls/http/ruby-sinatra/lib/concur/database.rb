@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "sequel"
+require_relative "permits"
 
 module Concur
   # The database of SPEC §8 through Sequel, the toolkit Sinatra's community
@@ -9,8 +10,8 @@ module Concur
   #
   # Sequel's threaded connection pool holds this worker's share of
   # CONCUR_DB_POOL. A request holds one connection for all its statements
-  # (`synchronize`); when every one is busy its Puma thread waits on the
-  # pool's ConditionVariable for up to POOL_TIMEOUT seconds. Connections
+  # (`hold`); when every one is busy its Puma thread waits in front of the
+  # pool, on Permits' ConditionVariable, for up to POOL_TIMEOUT seconds. Connections
   # open on first use, so the server starts with the database down, and the
   # Puma master, which loads this before it forks, holds none.
   module Database
@@ -26,7 +27,7 @@ module Concur
 
       db = Sequel.connect(config.db_url, max_connections: config.db_pool, pool_timeout: POOL_TIMEOUT,
                                          connect_timeout: 5, test: false, keep_reference: false)
-      Statements.new(db)
+      Statements.new(db, Permits.new(config.db_pool, POOL_TIMEOUT))
     end
 
     # The routes' statements, prepared by Sequel on each connection the
@@ -34,10 +35,16 @@ module Concur
     class Statements
       attr_reader :db
 
-      def initialize(db)
+      def initialize(db, permits)
         @db = db
+        @permits = permits
         @lock = Mutex.new
         @prepared = nil
+      end
+
+      # Runs the block on one pooled connection, held for all its statements.
+      def hold(&block)
+        @permits.hold { db.synchronize(&block) }
       end
 
       def row(id)
