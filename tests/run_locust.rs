@@ -150,7 +150,9 @@ fn a_locust_point_is_stored_with_its_generator_version_and_cpu() {
 
 /// Locust's statistics hold only the requests that ended; the ones its users still waited on
 /// when the point ended were dropped, as concur load's were. A FIFO server of 5 req/s under 6
-/// users always has all 6 waiting: each is counted unfinished, with its age.
+/// users has all 6 waiting but, now and then, the one that has its answer and has not yet
+/// sent its next request (CI saw 5 once, on a loaded machine): each waiting one is counted
+/// unfinished, with its age.
 #[test]
 fn a_locust_point_counts_the_requests_its_users_still_wait_on() {
     let (Some(_), Some(locust)) = (tools::require(&tools::PYTHON3), locust()) else { return };
@@ -159,9 +161,9 @@ fn a_locust_point_counts_the_requests_its_users_still_wait_on() {
     assert!(out.status.success(), "{}", text(&out));
     let p = &fake.points()[0];
     assert!(p.successes > 0, "{p:?}");
-    assert_eq!((p.latency.unfinished, p.unfinished_age.count), (6, 6), "{:?}", p.latency);
+    assert!((5..=6).contains(&p.latency.unfinished) && p.unfinished_age.count == p.latency.unfinished, "{:?} {:?}", p.latency, p.unfinished_age);
     assert!(p.unfinished_age.max_us > 100_000, "the queue's oldest waited: {:?}", p.unfinished_age);
-    assert_eq!(p.steps[0].latency.unfinished, 6);
+    assert_eq!(p.steps[0].latency.unfinished, p.latency.unfinished);
 }
 
 #[test]
