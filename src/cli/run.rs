@@ -21,7 +21,7 @@ pub struct RunArgs {
     /// Implementations to measure, comma separated [default: the profile's, else every HTTP implementation]
     #[arg(long = "impl", value_delimiter = ',', value_name = "NAMES")]
     pub implementations: Vec<String>,
-    /// Scenarios to run, comma separated (hello, json, page, password, userinfo, longpoll; db, queries, updates, fortunes, slowdb where served)
+    /// Scenarios to run, comma separated (hello, json, page, password, userinfo, longpoll, db, queries, updates, fortunes, slowdb)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub scenario: Vec<String>,
     /// Server core counts (CONCUR_CORES: logical CPUs, on physical cores of the server's own), comma separated, e.g. 1,2,4
