@@ -45,7 +45,7 @@ fn debian_bin_dirs(debian: &Path) -> Vec<PathBuf> {
         .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
         .filter(|(_, bin): &(u32, PathBuf)| has_programs(bin))
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.into_iter().map(|(_, bin)| bin).collect()
 }
 

@@ -30,7 +30,7 @@ use anyhow::Result;
 use measure::Baselines;
 use plan::{MicroPlan, Task};
 use progress::Progress;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// `concur micro`: implementations `names` (none: all) under profile
@@ -140,7 +140,7 @@ fn run_task(store: &Store, run_id: i64, plan: &MicroPlan, imp: &Implementation, 
     Ok(true)
 }
 
-fn finish(store: &Store, run_id: i64, status: RunStatus, db: &PathBuf) -> Result<ExitCode> {
+fn finish(store: &Store, run_id: i64, status: RunStatus, db: &Path) -> Result<ExitCode> {
     let results = store.micro_results(run_id)?;
     let count = |s: MicroStatus| results.iter().filter(|r| r.status == s).count();
     println!(

@@ -216,7 +216,7 @@ pub fn parse_budget(text: &str, memory: u64) -> Result<u64, String> {
     };
     let n: f64 = num.parse().map_err(|_| fail())?;
     let bytes = n * (1u64 << shift) as f64;
-    if !(bytes >= 1.0) {
+    if bytes.is_nan() || bytes < 1.0 {
         return Err(fail());
     }
     Ok(bytes as u64)

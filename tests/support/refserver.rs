@@ -317,7 +317,7 @@ fn fixed_route(path: &str, state: &State) -> Answer {
         "/json" => (200, "application/json", serde_json::json!({"message": "Hello, World!"}).to_string().into_bytes()),
         "/page" => {
             let n = state.page_count.fetch_add(1, Ordering::SeqCst) + 1;
-            if n % 10 == 0 && !state.has(Fault::NoPageDelay) {
+            if n.is_multiple_of(10) && !state.has(Fault::NoPageDelay) {
                 if state.has(Fault::BlockingPageDelay) {
                     let _held = state.big_lock.lock().unwrap();
                     std::thread::sleep(state.page_delay);
