@@ -6,7 +6,7 @@
 // the statements of one request on several connections.
 
 import type { Config } from './config.ts';
-import type { Database } from './database.ts';
+import type { Database, Sql } from './database.ts';
 import { JSON_TYPE, respond } from './respond.ts';
 
 const WORLD_ROWS = 10_000;
@@ -29,14 +29,15 @@ const countOf = (req: Request) => queryCount(new URL(req.url).searchParams.get('
 const json = (value: unknown) => respond(200, JSON_TYPE, JSON.stringify(value));
 
 export function createDatabaseRoutes(config: Config, db: Database) {
-  const readRow = (id: number) =>
-    db.run(async (sql) => {
-      const [row] = await sql<
-        { id: number; randomnumber: number }[]
-      >`SELECT id, randomnumber FROM world WHERE id = ${id}`;
-      return { id: row.id, randomNumber: row.randomnumber } as World;
-    });
-  const readRows = (n: number) => Promise.all(Array.from({ length: n }, () => readRow(randomId())));
+  const readRow = async (sql: Sql, id: number): Promise<World> => {
+    const [row] = await sql<
+      { id: number; randomnumber: number }[]
+    >`SELECT id, randomnumber FROM world WHERE id = ${id}`;
+    return { id: row.id, randomNumber: row.randomnumber };
+  };
+  // One call (and one deadline) for the request's reads, sent at once.
+  const readRows = (n: number) =>
+    db.run((sql) => Promise.all(Array.from({ length: n }, () => readRow(sql, randomId()))));
 
   async function updates(req: Request): Promise<Response> {
     const rows = await readRows(countOf(req));
@@ -74,7 +75,7 @@ export function createDatabaseRoutes(config: Config, db: Database) {
   }
 
   return {
-    single: async () => json(await readRow(randomId())),
+    single: async () => json(await db.run((sql) => readRow(sql, randomId()))),
     queries: async (req: Request) => json(await readRows(countOf(req))),
     updates,
     slow,
