@@ -53,8 +53,10 @@ pub enum DatabaseRoutes {
 }
 
 impl DatabaseRoutes {
-    fn of(has_database: bool) -> DatabaseRoutes {
-        if has_database { DatabaseRoutes::Checked } else { DatabaseRoutes::NotChecked }
+    /// For a verification that had a database to give the server or not, and
+    /// whose `only` selects these checks or not.
+    fn of(has_database: bool, only: Option<&str>) -> DatabaseRoutes {
+        if has_database || !asks_database(only) { DatabaseRoutes::Checked } else { DatabaseRoutes::NotChecked }
     }
 
     /// What the summary adds after the counts.
@@ -67,7 +69,7 @@ impl DatabaseRoutes {
 }
 
 /// Whether the checks `only` selects (all, without it) include one of SPEC §8's.
-pub fn asks_database(only: Option<&str>) -> bool {
+fn asks_database(only: Option<&str>) -> bool {
     checks::all().iter().any(|c| checks::needs_database(c.id) && chosen_by(only, c.id))
 }
 
@@ -156,7 +158,7 @@ pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, know
 /// Builds, starts, checks and stops one implementation at `cores`, giving it
 /// `database` when there is one (without, SPEC §8's checks are left out).
 pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
-    let routes = DatabaseRoutes::of(database.is_some() || !asks_database(only));
+    let routes = DatabaseRoutes::of(database.is_some(), only);
     let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, database: routes, outcomes: vec![] };
     let tmp = std::env::temp_dir();
     // Named for this process and call: two verifications of same-named implementations at once
@@ -225,11 +227,10 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
     let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
     let mut reports = Vec::new();
     for imp in &chosen {
-        let routes = DatabaseRoutes::of(true);
         if let Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
             let named = !names.is_empty();
-            reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, database: routes, outcomes: vec![] });
+            reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, database: DatabaseRoutes::Checked, outcomes: vec![] });
             continue;
         }
         // Started once, for the first implementation whose checks ask it.
@@ -237,7 +238,7 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
         for &cores in cores {
             println!("== {} (CONCUR_CORES={cores})", imp.name());
             let report = match &cluster {
-                Some(Err(e)) => Report { name: imp.name().into(), cores, error: Some(e.clone()), skipped: false, database: routes, outcomes: vec![] },
+                Some(Err(e)) => Report { name: imp.name().into(), cores, error: Some(e.clone()), skipped: false, database: DatabaseRoutes::Checked, outcomes: vec![] },
                 Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), only, print_outcome),
                 None => verify_impl(imp, &root, cores, None, only, print_outcome),
             };
@@ -273,7 +274,7 @@ pub fn verify_url_command(root: Option<&Path>, name: Option<&str>, url: &str, co
         Some(db) => Some(DbSettings { admin_url: crate::db::admin_url_for(&db.url)?, pool: db.pool, slow_ms: db.slow_ms }),
         None => None,
     };
-    let routes = DatabaseRoutes::of(db.is_some() || !asks_database(only));
+    let routes = DatabaseRoutes::of(db.is_some(), only);
     let mut settings = settings_for(&root, cores, None, db);
     settings.processes = cores;
     println!("== {url}{}", name.map_or(String::new(), |n| format!(" (as {n})")));
