@@ -83,8 +83,9 @@ done
 
 # The same verification without the database routes: every check but SPEC
 # §8's (an id of those is no part of another id: checked here).
-mapfile -t OTHERS < <("$CONCUR" verify --list-checks --root "$ROOT" | awk '$2 !~ /^§8/ { print $1 }')
-mapfile -t DB_CHECKS < <("$CONCUR" verify --list-checks --root "$ROOT" | awk '$2 ~ /^§8/ { print $1 }')
+CHECKS=$("$CONCUR" verify --list-checks --root "$ROOT")
+mapfile -t OTHERS < <(awk '$2 !~ /^§8/ { print $1 }' <<<"$CHECKS")
+mapfile -t DB_CHECKS < <(awk '$2 ~ /^§8/ { print $1 }' <<<"$CHECKS")
 for id in "${OTHERS[@]}"; do
     for db in "${DB_CHECKS[@]}"; do
         [[ $db != *"$id"* ]] || { echo "check $db contains $id: --only would select it" >&2; exit 1; }
