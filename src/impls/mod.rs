@@ -209,3 +209,27 @@ pub fn list_command(root: Option<&Path>, json: bool) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// spec/POLICIES.md: every HTTP implementation's README has a section
+    /// **Policies** saying how it meets each policy, §1 to §5.
+    #[test]
+    fn every_http_readme_says_how_it_meets_each_policy() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let all = discover(root).unwrap();
+        let http: Vec<&Implementation> = all.iter().filter(|i| i.kind == "http").collect();
+        assert!(http.len() >= 18, "found {} HTTP implementations", http.len());
+        for imp in http {
+            let readme = std::fs::read_to_string(imp.dir.join("README.md")).unwrap();
+            let start = readme.find("\n## Policies").unwrap_or_else(|| panic!("{}: README has no '## Policies' section", imp.name()));
+            let section = &readme[start + 1..];
+            let section = &section[..section[3..].find("\n## ").map_or(section.len(), |end| end + 3)];
+            for n in 1..=5 {
+                assert!(section.contains(&format!("**§{n} ")), "{}: its Policies section says nothing under §{n}", imp.name());
+            }
+        }
+    }
+}
