@@ -45,7 +45,48 @@ class LifecycleTest < Minitest::Test
     puma&.stop
   end
 
+  # Regression: the workers' store calls were unbounded, and every DRb call
+  # beyond DRb's 16 pooled connections opened a connection served by a new
+  # master thread; under the thesis' userinfo load at 2 cores the store then
+  # answered a few dozen requests in 6 s (bench/RESULTS.md). 600 clients
+  # writing and reading at once must all be answered, and the master must
+  # serve them on at most 16 connections per worker.
+  def test_store_calls_from_many_threads_share_the_pooled_connections
+    puma = PumaProcess.new(workers: 2, threads: nil)
+    wait_for { puma.workers.size == 2 }
+    puma.post("/user/set/ruby_warm", "{}")
+    before = threads_of(puma.pid)
+    most = before
+    watching = true
+    watcher = Thread.new do
+      while watching
+        most = [most, threads_of(puma.pid)].max
+        sleep 0.01
+      end
+    end
+    gate = Queue.new
+    clients = 600.times.map do |i|
+      Thread.new do
+        gate.pop
+        set = puma.post("/user/set/ruby_many#{i}", %({"i":#{i}})).body
+        [set, puma.get("/user/get/ruby_many#{i}").body]
+      end
+    end
+    600.times { gate << :go }
+    answers = clients.map(&:value)
+    watching = false
+    watcher.join
+    assert_equal 600.times.map { |i| ["OK", %({"i":#{i}})] }, answers
+    assert_operator most - before, :<=, 2 * 16, "the master went from #{before} to #{most} threads"
+  ensure
+    puma&.stop
+  end
+
   private
+
+  def threads_of(pid)
+    Dir["/proc/#{pid}/task/*"].size
+  end
 
   def wait_for(seconds = 30)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds

@@ -47,6 +47,41 @@ class ClusterServerTest < Minitest::Test
     assert_equal "Hello, World!", get("/").body
   end
 
+  # Regression: the workers' store calls were unbounded, and every DRb call
+  # beyond DRb's 16 pooled connections opened a connection served by a new
+  # owner thread; under the thesis' userinfo load at 2 cores the store then
+  # answered a few dozen requests in 6 s (bench/RESULTS.md). 300 clients
+  # writing and reading at once are all answered, and the owner serves them
+  # on at most 16 connections per worker.
+  def test_store_calls_from_many_threads_share_the_pooled_connections
+    stop_server
+    start_server(2, threads: nil)
+    post("/user/set/warm", "{}")
+    owner = children.find { |_, cmd| cmd.include?("store owner") }.first
+    before = threads_of(owner)
+    most = before
+    watching = true
+    watcher = Thread.new do
+      while watching
+        most = [most, threads_of(owner)].max
+        sleep 0.01
+      end
+    end
+    gate = Queue.new
+    clients = Array.new(300) do |i|
+      Thread.new do
+        gate.pop
+        [post("/user/set/many#{i}", %({"i":#{i}})).code, get("/user/get/many#{i}").body]
+      end
+    end
+    300.times { gate << :go }
+    answers = clients.map(&:value)
+    watching = false
+    watcher.join
+    assert_equal Array.new(300) { |i| ["200", %({"i":#{i}})] }, answers
+    assert_operator most - before, :<=, 2 * 16, "the store owner went from #{before} to #{most} threads"
+  end
+
   def test_a_killed_worker_is_replaced_and_the_store_survives
     post("/user/set/survivor", '{"alive":true}')
     worker = children.find { |_, cmd| cmd.include?("cluster worker") }.first
@@ -63,6 +98,12 @@ class ClusterServerTest < Minitest::Test
     Timeout.timeout(10) { sleep 0.05 until reaped? }
     wait_until("every process gone", 10) { processes.none? { |pid| alive?(pid) } }
     refute File.exist?(socket_dir), "the store's socket directory is removed" if socket_dir
+  end
+
+  private
+
+  def threads_of(pid)
+    Dir["/proc/#{pid}/task/*"].size
   end
 end
 

@@ -71,6 +71,41 @@ class ClusterTest < ActiveSupport::TestCase
     end
   end
 
+  # Regression: the workers' store calls were unbounded, and every DRb call
+  # beyond DRb's 16 pooled connections opened a connection served by a new
+  # master thread; under the thesis' userinfo load at 2 cores the store then
+  # answered a few dozen requests in 6 s (bench/RESULTS.md). 300 clients
+  # writing and reading at once are all answered, and the master serves them
+  # on at most 16 connections per worker.
+  test "store calls from many threads share the pooled connections" do
+    kill_puma
+    start_puma("CONCUR_THREADS" => nil)
+    call(:POST, "/user/set/warm", "{}")
+    threads_of = ->(pid) { Dir["/proc/#{pid}/task/*"].size }
+    before = threads_of.(@pid)
+    most = before
+    watching = true
+    watcher = Thread.new do
+      while watching
+        most = [most, threads_of.(@pid)].max
+        sleep 0.01
+      end
+    end
+    gate = Queue.new
+    clients = Array.new(300) do |i|
+      Thread.new do
+        gate.pop
+        [call(:POST, "/user/set/many#{i}", %({"i":#{i}}))[0], call(:GET, "/user/get/many#{i}")[2]]
+      end
+    end
+    300.times { gate << :go }
+    answers = clients.map(&:value)
+    watching = false
+    watcher.join
+    assert_equal Array.new(300) { |i| [200, %({"i":#{i}})] }, answers
+    assert_operator most - before, :<=, 2 * 16, "the master went from #{before} to #{most} threads"
+  end
+
   test "a write is seen through every worker, and survives a dead worker" do
     assert_equal 200, call(:POST, "/user/set/shared", '{"seen":[1,null]}')[0]
     assert_equal 200, call(:POST, "/password/set/shared", '{"password":"pw"}')[0]

@@ -20,7 +20,16 @@ module PumaLauncher
     wait_for(/Worker 1 \(PID: \d+\) booted/)
   end
 
+  # SIGTERM first, as concur stops a server, so that the master's exit hooks
+  # remove the store's socket directory (SIGKILL alone left one in /tmp per
+  # test); SIGKILL to the group for whatever is left after 10 s.
   def kill_puma
+    Process.kill("-TERM", @pid) rescue Errno::ESRCH
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+    sleep 0.05 until Process.wait(@pid, Process::WNOHANG) || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+  rescue Errno::ECHILD
+    nil
+  ensure
     Process.kill("-KILL", @pid) rescue Errno::ESRCH
     Process.wait(@pid) rescue Errno::ECHILD
     @log.close!

@@ -29,6 +29,44 @@ module Concur
     end
   end
 
+  # The owner's Store as a worker calls it: at most CALLS DRb calls in flight
+  # at once per process, the others waiting their turn in a queue of tokens
+  # (FIFO, each token given back wakes one waiting thread). DRb keeps CALLS
+  # connections per process (DRbConn::POOL_SIZE, 16) and opens a new one,
+  # served by a new thread of the owner, for every call beyond them; with a
+  # thread per waiting request (spec/POLICIES.md §1) a worker may have
+  # thousands of threads calling at once, and unbounded those calls churned
+  # connections and owner threads until the store answered a few dozen
+  # requests in 6 s (bench/RESULTS.md).
+  class Remote
+    CALLS = DRb::DRbConn::POOL_SIZE
+
+    def initialize(store)
+      @store = store
+      @calls = Thread::Queue.new
+      CALLS.times { @calls << :call }
+    end
+
+    def get(map, key)
+      call { @store.get(map, key) }
+    end
+
+    def set(map, key, value)
+      call { @store.set(map, key, value) }
+    end
+
+    private
+
+    def call
+      token = @calls.pop
+      begin
+        yield
+      ensure
+        @calls << token
+      end
+    end
+  end
+
   # One Store for all of Puma's workers (SPEC §5). The Puma master starts an
   # owner process (bin/store-owner) before it forks the workers, and each
   # worker reaches the owner's Store over DRb on a Unix socket in a private
@@ -56,9 +94,9 @@ module Concur
         @uri = "drbunix:#{socket}"
       end
 
-      # A proxy with Store's methods; each call is one DRb round trip.
+      # Store's methods in this worker; each call is one DRb round trip.
       def connect
-        DRbObject.new_with_uri(uri)
+        Remote.new(DRbObject.new_with_uri(uri))
       end
 
       private
