@@ -93,8 +93,9 @@ fn serve_until_ready(root: &Path) -> (std::process::Child, u16, std::io::Lines<B
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let ready = lines.by_ref().map_while(Result::ok).find(|l| l.contains("serving on"));
-    assert!(ready.is_some_and(|l| l.contains(&format!("127.0.0.1:{port}"))));
+    let mut said = Vec::new();
+    let ready = lines.by_ref().map_while(Result::ok).inspect(|l| said.push(l.clone())).find(|l| l.contains("serving on"));
+    assert!(ready.is_some_and(|l| l.contains(&format!("127.0.0.1:{port}"))), "concur serve on port {port} said:\n{}", said.join("\n"));
     (child, port, lines)
 }
 
@@ -103,18 +104,20 @@ fn serve_stops_the_whole_process_tree_on_ctrl_c() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let root = fake_root("fake", FAKE);
+    // A child's argument no other test's server has: tests run in parallel, and
+    // another test's fake server also starts `sleep 300.5`.
+    let root = fake_root("fake", &FAKE.replace("sleep 300.5", "sleep 300.61"));
     let (mut child, port, _lines) = serve_until_ready(root.path());
-    assert_eq!(processes_with_arg("300.5"), 1, "the server's child should be running");
+    assert_eq!(processes_with_arg("300.61"), 1, "the server's child should be running");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let deadline = Instant::now() + Duration::from_secs(5);
-    while processes_with_arg("300.5") > 0 && Instant::now() < deadline {
+    while processes_with_arg("300.61") > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(processes_with_arg("300.5"), 0, "a child of the server outlived Ctrl-C");
+    assert_eq!(processes_with_arg("300.61"), 0, "a child of the server outlived Ctrl-C");
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the server still listens");
 }
 

@@ -197,7 +197,10 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
     let launch = Launch { port, cores, env, cpus: None, log: None, netns: None };
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
-    eprintln!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)", imp.name(), server.addr, cores);
+    // One write: the server shares this standard error, and eprintln! writes a line in pieces that
+    // the server's own output could land between (a script waiting for this line would miss it).
+    let ready = format!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)\n", imp.name(), server.addr, cores);
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), ready.as_bytes());
     let status = server.child.wait();
     // A server dying while the handler stops its group is not a failure: the
     // handler exits 130 itself. Its stopping also reaps the leader, so this
