@@ -236,7 +236,18 @@ fn test_picks_one_kind_with_kind_slash_name() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("tested-micro") && !text.contains("tested-http"), "{text}");
+    assert!(text.contains("micro/fake: passed in ") && text.contains("tests of 1 implementation(s) passed in "), "each suite and the whole say how long they took: {text}");
     let both = concur().args(["test", "fake", "--root"]).arg(root.path()).output().unwrap();
     let text = String::from_utf8_lossy(&both.stdout);
     assert!(text.contains("tested-micro") && text.contains("tested-http"), "{text}");
+    assert!(text.contains("tests of 2 implementation(s) passed in "), "{text}");
+}
+
+#[test]
+fn a_failing_suite_is_named_with_its_time_and_the_command_fails() {
+    let root = fake_root("fake", &format!("{FAKE}\n[test]\ncommand = \"exit 3\"\n"));
+    let out = concur().args(["test", "fake", "--root"]).arg(root.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("http/fake: FAILED in ") && text.contains("implementation tests failed: fake (1 of 1 in "), "{text}");
 }

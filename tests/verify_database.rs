@@ -150,5 +150,6 @@ fn a_verification_that_asks_no_database_check_starts_no_database() {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
     assert!(text.contains("1 pass, 0 warn, 0 fail\n"), "{text}");
+    assert!(text.contains("== fake (CONCUR_CORES=1)\n") && text.contains("\n  done in "), "each verification says how long it took: {text}");
     assert!(!text.contains("== database:") && !root.path().join("results/postgres").exists(), "no database is started for it: {text}");
 }

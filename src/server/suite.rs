@@ -8,6 +8,7 @@ use crate::impls::{self, Availability};
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// `concur test`: each implementation's own test suite, after its build;
 /// `names` as `name` (any kind) or `kind/name`, none meaning all.
@@ -17,6 +18,7 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
     super::install_interrupt_handler();
     let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
     let mut failed = Vec::new();
+    let (started, mut ran) = (Instant::now(), 0);
     for imp in &chosen {
         let Some(test) = &imp.manifest.test else {
             println!("{}: no [test] command in its manifest, skipped", imp.name());
@@ -27,19 +29,27 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
             continue;
         }
         println!("== {}: {}", imp.qualified_name(), test.command);
+        let suite = Instant::now();
         let ok = test_env(&root, &mut database).and_then(|env| {
             build(imp, &BuildOutput::Inherit)?;
             run_shell(&imp.dir, &test.command, &env)
         });
-        if let Err(e) = ok {
-            println!("{}: FAILED: {e:#}", imp.name());
-            failed.push(imp.name().to_string());
+        let took = suite.elapsed().as_secs_f64();
+        ran += 1;
+        match ok {
+            Ok(()) => println!("{}: passed in {took:.1} s", imp.qualified_name()),
+            Err(e) => {
+                println!("{}: FAILED in {took:.1} s: {e:#}", imp.qualified_name());
+                failed.push(imp.name().to_string());
+            }
         }
     }
+    let took = started.elapsed().as_secs_f64();
     if failed.is_empty() {
+        println!("tests of {ran} implementation(s) passed in {took:.1} s");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("implementation tests failed: {}", failed.join(", "));
+        println!("implementation tests failed: {} ({} of {ran} in {took:.1} s)", failed.join(", "), failed.len());
         Ok(ExitCode::FAILURE)
     }
 }

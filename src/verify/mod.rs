@@ -237,6 +237,7 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
         let cluster = if asks_database(only) { Some(database.get()) } else { None };
         for &cores in cores {
             println!("== {} (CONCUR_CORES={cores})", imp.name());
+            let started = std::time::Instant::now();
             let report = match &cluster {
                 Some(Err(e)) => Report { name: imp.name().into(), cores, error: Some(e.clone()), skipped: false, database: DatabaseRoutes::Checked, outcomes: vec![] },
                 Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), only, print_outcome),
@@ -245,6 +246,7 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
             if let Some(e) = &report.error {
                 println!("  FAIL  {e}");
             }
+            println!("  done in {:.1} s", started.elapsed().as_secs_f64());
             reports.push(report);
         }
     }

@@ -29,6 +29,10 @@ if worker_count > 1
   on_worker_boot do
     Rails.configuration.x.store = SharedStore.connect(store_uri)
   end
+else
+  # Puma 5.6 itself reads WEB_CONCURRENCY=1 as a cluster of one worker (a
+  # master forking one process, with its warning): single mode is asked here.
+  workers 0
 end
 
 # spec/POLICIES.md §1: a request holds its thread until it is answered, a

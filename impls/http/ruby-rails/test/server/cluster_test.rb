@@ -177,6 +177,20 @@ class ClusterTest < ActiveSupport::TestCase
     assert_operator elapsed, :<, 7.5, "300 polls of 4 s took #{elapsed.round(2)} s: some queued for a thread"
   end
 
+  # Regression: Puma 5.6 reads WEB_CONCURRENCY=1 itself as a cluster of one
+  # worker (a master and one forked process, and Puma's warning), where one
+  # core is single mode, as the manifest and the README say.
+  test "one core is single mode: one process serving, no worker forked" do
+    teardown
+    start_puma("WEB_CONCURRENCY" => "1")
+    assert_equal 200, call(:GET, "/").first
+    log = File.read(@log.path)
+    assert_match(/starting in single mode/, log)
+    assert_empty worker_pids, log
+    children = Dir.glob("/proc/[0-9]*/stat").select { |stat| (File.read(stat).split(") ").last.split[1].to_i rescue nil) == @pid }
+    assert_empty children, "processes forked by Puma (#{@pid})"
+  end
+
   test "SIGTERM stops the master, the workers and the store" do
     pids = [@pid, *worker_pids]
     socket = wait_for(/Store: drbunix:(\S+)/)[1]
