@@ -81,18 +81,41 @@ fn processes_with_arg(arg: &str) -> usize {
         .count()
 }
 
+/// A running `concur serve`, given Ctrl-C (then SIGKILL after 5 s) when dropped
+/// still running, so that a test failing before it stops serve leaves neither
+/// serve nor its server behind.
+struct Serve(std::process::Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        if !matches!(self.0.try_wait(), Ok(None)) {
+            return;
+        }
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGINT) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while matches!(self.0.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// `concur serve fake` of `root` on a free port, its standard error read up to
 /// the line saying it serves there; the rest of that stream is handed back.
-fn serve_until_ready(root: &Path) -> (std::process::Child, u16, std::io::Lines<BufReader<std::process::ChildStderr>>) {
+fn serve_until_ready(root: &Path) -> (Serve, u16, std::io::Lines<BufReader<std::process::ChildStderr>>) {
     let port = concur::server::free_port().unwrap();
-    let mut child = concur()
-        .args(["serve", "fake", "--port", &port.to_string(), "--root"])
-        .arg(root)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut child = Serve(
+        concur()
+            .args(["serve", "fake", "--port", &port.to_string(), "--root"])
+            .arg(root)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(child.0.stderr.take().unwrap()).lines();
     let mut said = Vec::new();
     let ready = lines.by_ref().map_while(Result::ok).inspect(|l| said.push(l.clone())).find(|l| l.contains("serving on"));
     assert!(ready.is_some_and(|l| l.contains(&format!("127.0.0.1:{port}"))), "concur serve on port {port} said:\n{}", said.join("\n"));
@@ -107,11 +130,11 @@ fn serve_stops_the_whole_process_tree_on_ctrl_c() {
     // A child's argument no other test's server has: tests run in parallel, and
     // another test's fake server also starts `sleep 300.5`.
     let root = fake_root("fake", &FAKE.replace("sleep 300.5", "sleep 300.61"));
-    let (mut child, port, _lines) = serve_until_ready(root.path());
+    let (mut serve, port, _lines) = serve_until_ready(root.path());
     assert_eq!(processes_with_arg("300.61"), 1, "the server's child should be running");
     // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
+    unsafe { libc::kill(serve.0.id() as i32, libc::SIGINT) };
+    let status = serve.0.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let deadline = Instant::now() + Duration::from_secs(5);
     while processes_with_arg("300.61") > 0 && Instant::now() < deadline {
@@ -131,17 +154,16 @@ fn serve_stops_on_ctrl_c_after_its_stderr_reader_is_gone() {
         return;
     }
     let root = fake_root("fake", FAKE);
-    let (mut child, port, lines) = serve_until_ready(root.path());
+    let (mut serve, port, lines) = serve_until_ready(root.path());
     drop(lines);
     // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(serve.0.id() as i32, libc::SIGINT) };
     let deadline = Instant::now() + Duration::from_secs(8);
     let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
+        if let Some(status) = serve.0.try_wait().unwrap() {
             break status;
         }
         if Instant::now() > deadline {
-            let _ = child.kill();
             panic!("concur serve ignored SIGINT once nobody read its standard error");
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -180,10 +202,10 @@ fn a_server_inherited_concurs_open_file_limit() {
             Ok(())
         })
     };
-    let mut child = cmd.spawn().unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut serve = Serve(cmd.spawn().unwrap());
+    let mut lines = BufReader::new(serve.0.stderr.take().unwrap()).lines();
     assert!(lines.by_ref().map_while(Result::ok).any(|l| l.contains("serving on")));
-    let (concur_soft, hard) = open_file_limits(child.id());
+    let (concur_soft, hard) = open_file_limits(serve.0.id());
     // The server is the child of `concur serve` listening on the port (`python3 -m http.server PORT`).
     let server = std::fs::read_dir("/proc")
         .unwrap()
@@ -196,9 +218,7 @@ fn a_server_inherited_concurs_open_file_limit() {
         })
         .expect("the server's process");
     let (soft, _) = open_file_limits(server);
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    child.wait().unwrap();
+    drop(serve);
     assert!(concur_soft <= 1024, "concur itself kept the 1,024 it was given ({concur_soft})");
     let floor = concur::host::limits::SERVER_NOFILE.min(hard);
     assert!(floor > 1024, "this test needs a hard open-file limit above 1,024 (it is {hard})");
