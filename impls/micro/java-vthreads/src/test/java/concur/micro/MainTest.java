@@ -134,7 +134,7 @@ class MainTest {
     @ParameterizedTest
     @ValueSource(strings = {"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle"})
     void dropOneFailsVerification(String bench) throws Exception {
-        var run = run(1, args(bench, "--cores", "1", "--drop-one", "--timeout", "5"));
+        var run = run(1, args(bench, "--cores", "1", "--drop-one", "--timeout", "2"));
         assertEquals(1, run.exitCode(), run.stderr());
         assertEquals("", run.stdout());
         assertTrue(run.stderr().startsWith("micro: "), run.stderr());

@@ -86,7 +86,7 @@ class MainTest {
     @Test
     fun dropOneFailsVerification() {
         for (bench in BENCHES) {
-            val run = run(1, args(bench, "--cores", "1", "--drop-one", "--timeout", "5"))
+            val run = run(1, args(bench, "--cores", "1", "--drop-one", "--timeout", "2"))
             assertEquals(1, run.exitCode, "$bench: ${run.stderr}")
             assertEquals("", run.stdout, bench)
             assertTrue(run.stderr.startsWith("micro: "), "$bench: ${run.stderr}")

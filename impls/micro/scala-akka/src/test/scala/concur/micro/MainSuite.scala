@@ -96,7 +96,7 @@ class MainSuite extends munit.FunSuite {
 
   // spec/MICRO.md §3.3: a lost message must fail the run, through a check or the watchdog.
   for (bench <- Config.Benches) test(s"$bench --drop-one fails verification") {
-    val run = this.run(1, args(bench, "--cores", "1", "--drop-one", "--timeout", "5"))
+    val run = this.run(1, args(bench, "--cores", "1", "--drop-one", "--timeout", "2"))
     assertEquals(run.exitCode, 1, run.stderr)
     assertEquals(run.stdout, "")
     assert(run.stderr.startsWith("micro: "), run.stderr)
