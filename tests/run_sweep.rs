@@ -392,6 +392,47 @@ fn an_implementation_whose_only_failures_are_known_is_measured_with_them() {
     assert!(report.contains("\n| fake † | "), "{report}");
 }
 
+/// `[scenario.json] after = "hello"`: each repeat's json point is measured on the
+/// server of its hello point, started once; the record names that point.
+#[test]
+fn a_scenario_measured_after_another_takes_over_its_server() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let fake = Fake::new(PYTHON);
+    let profile = "description = \"two scenarios, one server\"\nscenarios = [\"hello\", \"json\"]\ncores = [1]\nrepeat = 2\n\
+                   [load]\nconnections = [4]\nwarmup = \"0s\"\nduration = \"500ms\"\n[scenario.json]\nafter = \"hello\"\n";
+    std::fs::write(fake.root.path().join("spec/profiles/shared.toml"), profile).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_concur"));
+    cmd.args(["run", "--profile", "shared", "--impl", "fake", "--no-verify", "--root"]).arg(fake.root.path());
+    let out = cmd.output().unwrap();
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("note: one server for several scenarios (json after hello)"), "{log}");
+    let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
+    let order: Vec<(&str, Option<&str>)> = data.points.iter().map(|p| (p.key.as_str(), p.server_from.as_deref())).collect();
+    assert_eq!(
+        order,
+        [
+            ("fake/hello/cores=1/c=4/r1", None),
+            ("fake/json/cores=1/c=4/r1", Some("fake/hello/cores=1/c=4/r1")),
+            ("fake/hello/cores=1/c=4/r2", None),
+            ("fake/json/cores=1/c=4/r2", Some("fake/hello/cores=1/c=4/r2")),
+        ]
+    );
+    assert!(data.points.iter().all(|p| p.error.is_none() && p.successes > 0), "{:?}", data.points);
+    // A server's output goes to the log of the point that started it: one per repeat.
+    let mut logs: Vec<String> = std::fs::read_dir(fake.root.path().join("results/logs/run-1"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("fake_"))
+        .collect();
+    logs.sort();
+    assert_eq!(logs, ["fake_hello_cores=1_c=4_r1.log", "fake_hello_cores=1_c=4_r2.log"]);
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server outlived its points");
+}
+
 #[test]
 fn a_dry_run_prints_the_plan_and_touches_nothing() {
     let fake = Fake::new(PYTHON);

@@ -377,3 +377,52 @@ fn the_database_gets_cpus_of_its_own_where_the_machine_has_them_else_shares_the_
     assert_eq!(cpus(&four.points[0]), (vec![0], vec![2, 3], vec![1]), "server | database | generator");
     assert_eq!(cpus(&four.points[1]), (vec![0, 1], vec![2, 3], vec![2, 3]), "no room for a third role: the generator's");
 }
+
+const CHAINED: &str = r#"
+description = "test"
+scenarios = ["hello", "page"]
+cores = [1, 2]
+repeat = 2
+[load]
+warmup = "1s"
+warmup_max = "5s"
+duration = "3s"
+[scenario.page]
+after = "hello"
+warmup = "2s"
+"#;
+
+#[test]
+fn a_scenario_after_another_is_measured_right_behind_its_point_on_the_same_server() {
+    let p = plan_with(&[], CHAINED, &[0, 1]).unwrap();
+    let order: Vec<(&str, Option<&str>)> = p.points.iter().map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()))).collect();
+    let r1 = [
+        ("go/hello/cores=1/c=150/r1", None),
+        ("go/page/cores=1/c=100/r1", Some("go/hello/cores=1/c=150/r1")),
+        ("node/hello/cores=1/c=150/r1", None),
+        ("node/page/cores=1/c=100/r1", Some("node/hello/cores=1/c=150/r1")),
+        ("go/hello/cores=2/c=150/r1", None),
+        ("go/page/cores=2/c=100/r1", Some("go/hello/cores=2/c=150/r1")),
+    ];
+    assert_eq!(order[..6], r1);
+    // The second repeat starts one implementation further along, and never shares the first's servers.
+    assert_eq!(order[8], ("node/hello/cores=1/c=150/r2", None));
+    assert_eq!(order[9], ("node/page/cores=1/c=100/r2", Some("node/hello/cores=1/c=150/r2")));
+    // On the host's server the point warms up as the profile says; on a fresh one as any point.
+    let page = &p.points[1];
+    let after = page.after.as_ref().unwrap();
+    assert_eq!((after.warmup_s, after.warmup_max_s, page.warmup_s, page.warmup_max_s), (2.0, 5.0, 2.0, 5.0));
+    assert!(p.notes.iter().any(|n| n.starts_with("one server for several scenarios (page after hello)")), "{:?}", p.notes);
+}
+
+#[test]
+fn a_follower_without_its_host_in_the_run_gets_servers_of_its_own_and_a_host_measured_later_is_refused() {
+    let alone = plan_with(&["--scenario", "page"], CHAINED, &[0, 1]).unwrap();
+    assert!(alone.points.iter().all(|p| p.after.is_none()) && !alone.notes.iter().any(|n| n.starts_with("one server")), "{:?}", alone.notes);
+    let later = CHAINED.replace("scenarios = [\"hello\", \"page\"]", "scenarios = [\"page\", \"hello\"]");
+    let e = plan_with(&[], &later, &[0, 1]).unwrap_err().to_string();
+    assert_eq!(e, "spec/profiles/test.toml: [scenario.page] is measured after hello, which this run measures later: list hello before it in `scenarios`");
+    let unknown = CHAINED.replace("after = \"hello\"", "after = \"nosuch\"");
+    let e = plan_with(&[], &unknown, &[0, 1]).unwrap_err().to_string();
+    assert_eq!(e, "spec/profiles/test.toml: [scenario.page] after = \"nosuch\" names no scenario (spec/scenarios/)");
+}

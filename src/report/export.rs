@@ -147,6 +147,7 @@ fn row(run_id: i64, profile: &str, p: &PointRecord, imp: Option<&ImplRecord>) ->
         ("database_shared", json!(d.map(|d| d.shared))),
         ("database_limited", json!(d.map(|d| d.limited))),
         ("server_cpu_s", json!(s.cpu_seconds)),
+        ("server_from", json!(p.server_from)),
     ]
 }
 

@@ -154,33 +154,62 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
     // Dropped when the sweep ends, however it ends: the cluster stops with it.
     let database = std::cell::RefCell::new(database::Database::new(root));
     let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready, database: &database };
-    let hosts = capacity::hosts(&plan.searches, &todo, &searched);
-    let mut progress = progress::Progress::new(&todo);
-    for spec in todo {
-        progress.begin(spec);
-        let started = Instant::now();
-        let riders = hosts.get(&spec.key);
-        let Some((point, server)) = point::measure(root, ready[spec.implementation.as_str()], spec, log_dir, riders.is_some(), &mut database.borrow_mut()) else {
-            return Ok(RunStatus::Interrupted);
-        };
-        {
-            let _writing = interrupt::writing();
-            store.insert_point(run.id, &point)?;
-        }
-        progress.end(spec, started.elapsed());
-        println!("{}", result_line(&point));
-        if let (Some(riders), Some(mut server)) = (riders, server) {
-            let finished = capacity::ride(&cx, riders, &point, &mut server);
-            server.stop(point::STOP_GRACE);
-            if !finished? {
-                return Ok(RunStatus::Interrupted);
-            }
-        }
+    if !measure_points(&cx, &todo, &capacity::hosts(&plan.searches, &todo, &searched))? {
+        return Ok(RunStatus::Interrupted);
     }
     if !capacity::run_all(&cx, plan)? || !held::run_all(&cx, plan)? {
         return Ok(RunStatus::Interrupted);
     }
     Ok(RunStatus::Finished)
+}
+
+/// Measures `todo` in order, each point on a fresh server or on the one it follows
+/// (`PointSpec::after`), with the capacity searches that ride on a point's server after it
+/// (`hosts`); `false` when a stop was asked for.
+fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<String, Vec<&spec::SearchSpec>>) -> Result<bool> {
+    let mut progress = progress::Progress::new(todo);
+    // The server the next point follows on: its point's key and the server, still running.
+    let mut warm: Option<(&str, crate::server::Server)> = None;
+    for (i, spec) in todo.iter().enumerate() {
+        progress.begin(spec);
+        let started = Instant::now();
+        let riders = hosts.get(&spec.key);
+        let reuse = warm.take().and_then(|(key, mut server)| {
+            if spec.after.as_ref().is_some_and(|a| a.point == key) && server.is_running() {
+                return Some(server);
+            }
+            server.stop(point::STOP_GRACE);
+            None
+        });
+        let followed = todo.get(i + 1).and_then(|n| n.after.as_ref()).is_some_and(|a| a.point == spec.key);
+        let imp = cx.ready[spec.implementation.as_str()];
+        let keep = riders.is_some() || followed;
+        let Some((point, server)) = point::measure(cx.root, imp, spec, cx.log_dir, reuse, keep, &mut cx.database.borrow_mut()) else {
+            return Ok(false);
+        };
+        {
+            let _writing = interrupt::writing();
+            cx.store.insert_point(cx.run_id, &point)?;
+        }
+        progress.end(spec, started.elapsed());
+        println!("{}", result_line(&point));
+        let Some(mut server) = server else { continue };
+        if let Some(riders) = riders
+            && !capacity::ride(cx, riders, &point, &mut server)?
+        {
+            server.stop(point::STOP_GRACE);
+            return Ok(false);
+        }
+        if followed && server.is_running() {
+            warm = Some((spec.key.as_str(), server));
+        } else {
+            server.stop(point::STOP_GRACE);
+        }
+    }
+    if let Some((_, mut server)) = warm {
+        server.stop(point::STOP_GRACE);
+    }
+    Ok(true)
 }
 
 /// One line per point: what a reader scanning a log wants.
@@ -272,7 +301,11 @@ fn print_plan(plan: &Plan) {
         if !p.database_cpus.is_empty() {
             cpus += &format!(" · database cpus {}", affinity::describe(&p.database_cpus));
         }
-        let warmup = if p.warmup_s > 0.0 { format!("{}-{}s", p.warmup_s, p.warmup_max_s) } else { "0s".into() };
+        let (warmup_s, warmup_max_s) = p.after.as_ref().map_or((p.warmup_s, p.warmup_max_s), |a| (a.warmup_s, a.warmup_max_s));
+        let warmup = if warmup_s > 0.0 { format!("{warmup_s}-{warmup_max_s}s") } else { "0s".into() };
+        if let Some(a) = &p.after {
+            cpus += &format!(" · on {}'s server", a.point);
+        }
         let _ = writeln!(out, "  {:<44} c={:<5} warm-up {warmup:<6} {length:<9} {cpus}", p.key, p.connections);
     }
     for s in &plan.searches {

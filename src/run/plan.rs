@@ -7,7 +7,7 @@
 
 use super::placement;
 use super::profile::{Load, Profile};
-use super::spec::{Inputs, LocustSpec, Overrides, Plan, PointSpec, ScenarioInfo};
+use super::spec::{After, Inputs, LocustSpec, Overrides, Plan, PointSpec, ScenarioInfo};
 use crate::impls::{Availability, Implementation};
 use crate::store::Generator;
 use anyhow::{Result, bail};
@@ -28,6 +28,66 @@ impl Level {
             Level::Rate(r) => format!("R={r}"),
         }
     }
+}
+
+/// A scenario measured on the server of another's point (`[scenario.NAME] after`).
+struct Follows {
+    host: String,
+    /// The profile's least warm-up for it, not raised to the manifest's (`spec::After`).
+    warmup_s: f64,
+}
+
+/// The run's scenarios that follow another, by name; a host the run does not measure leaves
+/// its followers on servers of their own, a host measured later is refused.
+fn followers(inputs: &Inputs, args: &Overrides, scenarios: &[&ScenarioInfo]) -> Result<BTreeMap<String, Follows>> {
+    let mut out = BTreeMap::new();
+    for (i, scenario) in scenarios.iter().enumerate() {
+        let Some(host) = inputs.profile.scenario.get(&scenario.name).and_then(|l| l.after.clone()) else { continue };
+        let Some(at) = scenarios.iter().position(|s| s.name == host) else {
+            if !inputs.scenarios.iter().any(|s| s.name == host) {
+                bail!("spec/profiles/{}.toml: [scenario.{}] after = \"{host}\" names no scenario (spec/scenarios/)", inputs.profile_name, scenario.name);
+            }
+            continue;
+        };
+        if at > i {
+            bail!(
+                "spec/profiles/{}.toml: [scenario.{}] is measured after {host}, which this run measures later: list {host} before it in `scenarios`",
+                inputs.profile_name,
+                scenario.name
+            );
+        }
+        let load = settings_for(args, inputs.profile, scenario)?;
+        out.insert(scenario.name.clone(), Follows { host, warmup_s: load.warmup_s });
+    }
+    Ok(out)
+}
+
+/// `points` (one repeat's, in plan order) with each point of a following scenario moved right
+/// behind its host's point on the same server (the last of the host scenario with the same
+/// implementation, core count, CPUs, environment and address), behind the points already
+/// following that one, and told which point's server it takes over.
+fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<PointSpec> {
+    let same_server = |a: &PointSpec, b: &PointSpec| {
+        (&a.implementation, a.cores, a.repeat, &a.server_cpus, &a.database_cpus, &a.env, &a.server_addr, &a.server_netns)
+            == (&b.implementation, b.cores, b.repeat, &b.server_cpus, &b.database_cpus, &b.env, &b.server_addr, &b.server_netns)
+    };
+    let mut out: Vec<PointSpec> = Vec::with_capacity(points.len());
+    for mut p in points {
+        let Some(follow) = follows.get(&p.scenario) else {
+            out.push(p);
+            continue;
+        };
+        let Some(mut at) = out.iter().rposition(|q| q.scenario == follow.host && same_server(q, &p)) else {
+            out.push(p);
+            continue;
+        };
+        while out.get(at + 1).and_then(|q| q.after.as_ref()).is_some_and(|a| a.point == out[at].key) {
+            at += 1;
+        }
+        p.after = Some(After { point: out[at].key.clone(), warmup_s: follow.warmup_s, warmup_max_s: p.warmup_max_s });
+        out.insert(at + 1, p);
+    }
+    out
 }
 
 /// A point's level as the report and the database show it, and the part of its key after
@@ -62,18 +122,30 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     let generators = if generators.is_empty() { vec![Generator::ConcurLoad] } else { generators };
     let mut points = Vec::new();
     let available: Vec<&(String, bool)> = implementations.iter().filter(|i| i.1).collect();
+    let follows = followers(inputs, args, &scenarios)?;
     for r in 1..=repeat {
         // Each repeat starts one implementation further along (A B C, B C A,
         // C A B): drift within a repeat falls on every position in turn, not
         // always on the same implementation's.
         let mut order = available.clone();
         order.rotate_left((r as usize - 1) % available.len().max(1));
+        let mut repeat_points = Vec::new();
         for scenario in &scenarios {
             let load = settings_for(args, profile, scenario)?;
             for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
-                points.extend(points_at(args, inputs, scenario, &load, k, r, &order, &generators)?);
+                repeat_points.extend(points_at(args, inputs, scenario, &load, k, r, &order, &generators)?);
             }
         }
+        points.extend(chain(repeat_points, &follows));
+    }
+    if !follows.is_empty() && points.iter().any(|p| p.after.is_some()) {
+        let pairs: Vec<String> = follows.iter().map(|(s, f)| format!("{s} after {}", f.host)).collect();
+        notes.push(format!(
+            "one server for several scenarios ({}): each such point is measured on the server of the point before it, \
+             of the same implementation, core count and repeat, still running and warm, with the profile's warm-up \
+             instead of a fresh start and the manifest's (spec/PROFILES.md)",
+            pairs.join(", ")
+        ));
     }
     let settings_of = |s: &ScenarioInfo, name: &str| {
         settings_for(args, profile, s).map(|r| {
@@ -159,6 +231,7 @@ fn points_at(
                 server_addr: args.server_addr.clone(),
                 server_netns: args.server_netns.clone(),
                 database_cpus: database_cpus.clone(),
+                after: None,
             });
         }
     }

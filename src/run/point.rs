@@ -24,21 +24,33 @@ pub(super) const READY_TIMEOUT: Duration = Duration::from_secs(90);
 pub(super) const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// Measures one point, with the run's database when its scenario needs it;
-/// `None` when a stop was asked for (the point is not kept).
-/// With `keep`, a point measured without error hands its server back, still
-/// running and warm, for the capacity searches that follow on it; the caller stops it.
-pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path, keep: bool, database: &mut Database) -> Option<(PointRecord, Option<Server>)> {
+/// `None` when a stop was asked for (the point is not kept, `warm` is stopped).
+/// `warm`: the server of the point just before, still running, which this point
+/// follows (`PointSpec::after`); `None`: a fresh server. With `keep`, a point
+/// measured without error hands its server back, still running and warm, for
+/// what follows on it (capacity searches, the next scenario's point); the caller stops it.
+pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path, warm: Option<Server>, keep: bool, database: &mut Database) -> Option<(PointRecord, Option<Server>)> {
+    let followed = spec.after.as_ref().filter(|_| warm.is_some());
+    let spec = &match followed {
+        Some(after) => PointSpec { warmup_s: after.warmup_s, warmup_max_s: after.warmup_max_s, ..spec.clone() },
+        None => spec.clone(),
+    };
     let mut point = blank(spec);
+    point.server_from = followed.map(|a| a.point.clone());
     let log = log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let mut kept = None;
     let attached = database.attach(spec);
     let result = attached.and_then(|db| {
         let env = db.as_ref().map_or(&[][..], |d| &d.env[..]);
-        start(root, imp, spec, &log, env).map(|server| (server, db))
+        match warm {
+            Some(server) => Ok((server, db, true)),
+            None => start(root, imp, spec, &log, env).map(|server| (server, db, false)),
+        }
     });
-    let result = result.and_then(|(mut server, db)| {
+    let result = result.and_then(|(mut server, db, ready)| {
         let db = db.as_ref();
-        let outcome = server.wait_ready(READY_TIMEOUT).and_then(|()| match spec.generator {
+        let ready = if ready { Ok(()) } else { server.wait_ready(READY_TIMEOUT) };
+        let outcome = ready.and_then(|()| match spec.generator {
             Generator::ConcurLoad => load_phases(root, spec, &mut server, &mut point, db).map(|_| ()),
             Generator::Locust => super::locust::load_phases(root, spec, &mut server, &mut point, log_dir, db),
         });

@@ -128,6 +128,7 @@ mod tests {
             server_addr: None,
             server_netns: None,
             database_cpus: Vec::new(),
+            after: None,
         }
     }
 

@@ -154,6 +154,25 @@ pub struct PointSpec {
     /// empty for every other point, and then left out of the plan's JSON.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub database_cpus: Vec<usize>,
+    /// Set for a point of a scenario measured `after` another (spec/PROFILES.md, "One server for
+    /// several scenarios"): it takes over the server of the point just before it; left out of the
+    /// plan's JSON otherwise, so that older plans and keys stay the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<After>,
+}
+
+/// How a point follows the one before it on the same server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct After {
+    /// The key of the point whose server it takes over, still running and warm.
+    pub point: String,
+    /// Its warm-up on that server: at least the profile's, not raised to the manifest's
+    /// `[start] warmup` (the server's first point paid that), then until throughput is steady
+    /// (the runtime compiling this scenario's own code), at most as long as on a fresh server.
+    /// On a fresh server (its host point failed, or `--resume` finds the host taken) the
+    /// point's own `warmup_s` and `warmup_max_s` apply.
+    pub warmup_s: f64,
+    pub warmup_max_s: f64,
 }
 
 fn keep_alive() -> bool {
@@ -170,7 +189,9 @@ impl PointSpec {
     /// the measurement starts at the next whole second).
     pub fn expected_s(&self) -> f64 {
         let windows = crate::load::warmup::WINDOWS as f64;
-        let warmup = if self.warmup_s > 0.0 { self.warmup_s.max(windows).min(self.warmup_max_s.max(self.warmup_s)) + 1.0 } else { 0.0 };
+        // A point that follows another is expected to find its server (`After`).
+        let (least, most) = self.after.as_ref().map_or((self.warmup_s, self.warmup_max_s), |a| (a.warmup_s, a.warmup_max_s));
+        let warmup = if least > 0.0 { least.max(windows).min(most.max(least)) + 1.0 } else { 0.0 };
         warmup + self.duration_s.unwrap_or(20.0)
     }
 }

@@ -12,7 +12,7 @@ const COLUMNS: &str = "key, implementation, scenario, cores, connections, rate, 
     steps, timeline, server_cpu_s, server_cpu_util, rss_peak_bytes, rss_mean_bytes, processes_max, server_samples,
     gen_cpus, gen_shared, gen_cpu_s, gen_cpu_util, gen_saturated, warnings, load_report, keepalive, generator, gen_version,
     lat_unfinished, lat_lower_bounds, unfinished_age,
-    db_cpus, db_shared, db_cpu_s, db_cpu_util, db_mem_peak_bytes, db_mem_mean_bytes, db_processes_max, db_limited, db_samples";
+    db_cpus, db_shared, db_cpu_s, db_cpu_util, db_mem_peak_bytes, db_mem_mean_bytes, db_processes_max, db_limited, db_samples, server_from";
 
 pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result<()> {
     let (l, s, g, d) = (&p.latency, &p.server, &p.generator, p.database.as_ref());
@@ -23,7 +23,7 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             :steps, :timeline, :server_cpu_s, :server_cpu_util, :rss_peak_bytes, :rss_mean_bytes, :processes_max, :server_samples,
             :gen_cpus, :gen_shared, :gen_cpu_s, :gen_cpu_util, :gen_saturated, :warnings, :load_report, :keepalive, :generator, :gen_version,
             :lat_unfinished, :lat_lower_bounds, :unfinished_age,
-            :db_cpus, :db_shared, :db_cpu_s, :db_cpu_util, :db_mem_peak_bytes, :db_mem_mean_bytes, :db_processes_max, :db_limited, :db_samples)"
+            :db_cpus, :db_shared, :db_cpu_s, :db_cpu_util, :db_mem_peak_bytes, :db_mem_mean_bytes, :db_processes_max, :db_limited, :db_samples, :server_from)"
     );
     conn.execute(
         &sql,
@@ -48,7 +48,7 @@ pub fn insert(conn: &Connection, run_id: i64, p: &PointRecord) -> anyhow::Result
             ":db_cpu_s": d.map(|d| d.cpu_seconds), ":db_cpu_util": d.map(|d| d.cpu_util),
             ":db_mem_peak_bytes": d.map(|d| d.mem_peak_bytes as i64), ":db_mem_mean_bytes": d.map(|d| d.mem_mean_bytes as i64),
             ":db_processes_max": d.map(|d| d.processes_max), ":db_limited": d.is_some_and(|d| d.limited),
-            ":db_samples": d.map(|d| serde_json::to_string(&d.samples)).transpose()?,
+            ":db_samples": d.map(|d| serde_json::to_string(&d.samples)).transpose()?, ":server_from": p.server_from,
         },
     )?;
     Ok(())
@@ -73,6 +73,7 @@ fn from_row(r: &Row) -> rusqlite::Result<PointRecord> {
         repeat: r.get("repeat")?,
         started_at: r.get("started_at")?,
         warmup_s: r.get("warmup_s")?,
+        server_from: r.get("server_from")?,
         duration_s: r.get("duration_s")?,
         error: r.get("error")?,
         requests: u64_col(r, "requests")?,

@@ -24,6 +24,7 @@ pub const MIGRATIONS: &[&str] = &[
     TOPOLOGY,
     super::held::MIGRATION,
     DATABASE,
+    SERVER_FROM,
 ];
 
 const V1: &str = "
@@ -152,6 +153,10 @@ ALTER TABLE points ADD COLUMN db_limited INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE points ADD COLUMN db_samples TEXT;
 ";
 
+/// The point whose server a point was measured on (a scenario measured `after` another,
+/// spec/PROFILES.md); NULL for a point on a server of its own, and for every older point.
+const SERVER_FROM: &str = "ALTER TABLE points ADD COLUMN server_from TEXT;";
+
 /// Brings the database at `path` up to the last of `migrations`.
 pub fn migrate(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<()> {
     let shown = path.display();
@@ -200,6 +205,7 @@ const UNDO: &[&str] = &[
     "ALTER TABLE points DROP COLUMN db_cpus; ALTER TABLE points DROP COLUMN db_shared; ALTER TABLE points DROP COLUMN db_cpu_s; \
      ALTER TABLE points DROP COLUMN db_cpu_util; ALTER TABLE points DROP COLUMN db_mem_peak_bytes; ALTER TABLE points DROP COLUMN db_mem_mean_bytes; \
      ALTER TABLE points DROP COLUMN db_processes_max; ALTER TABLE points DROP COLUMN db_limited; ALTER TABLE points DROP COLUMN db_samples;",
+    "ALTER TABLE points DROP COLUMN server_from;",
 ];
 
 /// Turns a file at the latest version into what a concur of `version` (4 or later) left.

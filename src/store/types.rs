@@ -280,6 +280,10 @@ pub struct PointRecord {
     pub repeat: u32,
     pub started_at: String,
     pub warmup_s: f64,
+    /// The key of the point whose server this one was measured on, still running and warm
+    /// (a scenario measured `after` another, spec/PROFILES.md); `None`: a server of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_from: Option<String>,
     /// Measured seconds (the elapsed time of the measurement).
     pub duration_s: f64,
     /// Set when the point could not be measured (the server crashed, never became ready).
@@ -329,6 +333,7 @@ impl Default for PointRecord {
             repeat: 0,
             started_at: String::new(),
             warmup_s: 0.0,
+            server_from: None,
             duration_s: 0.0,
             error: None,
             requests: 0,

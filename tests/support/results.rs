@@ -120,6 +120,7 @@ fn point(imp: &str, scenario: &str, level: &str, cores: u32, repeat: u32, succes
         repeat,
         started_at: format!("2025-03-01T10:0{repeat}:00Z"),
         warmup_s: 1.0,
+        server_from: None,
         duration_s: 4.0,
         error: None,
         requests: successes,

@@ -273,6 +273,7 @@ fn point_spec(spec: &SearchSpec, rate: u32) -> PointSpec {
         server_addr: spec.server_addr.clone(),
         server_netns: spec.server_netns.clone(),
         database_cpus: spec.database_cpus.clone(),
+        after: None,
     }
 }
 

@@ -83,6 +83,7 @@ pub fn point_spec(spec: &HeldSpec, clients: u64) -> PointSpec {
         generator_cpus: spec.generator_cpus.clone(),
         // The long poll reads no database.
         database_cpus: vec![],
+        after: None,
         shared: spec.shared,
         level: format!("N={clients}"),
         connections: clients as u32,

@@ -90,6 +90,9 @@ pub struct Load {
     pub env: Option<BTreeMap<String, String>>,
     /// Connection modes of this scenario, over the profile's top-level `keepalive`.
     pub keepalive: Option<Vec<bool>>,
+    /// `[scenario.NAME]` only: the scenario whose point this one's points follow on the same
+    /// server, still running and warm (spec/PROFILES.md, "One server for several scenarios").
+    pub after: Option<String>,
 }
 
 impl Load {
@@ -110,6 +113,7 @@ impl Load {
             timeout: self.timeout.clone().or_else(|| base.timeout.clone()),
             env: Some(env),
             keepalive: self.keepalive.clone().or_else(|| base.keepalive.clone()),
+            after: self.after.clone(),
         }
     }
 }
@@ -139,6 +143,12 @@ pub fn parse(shown: &str, text: &str) -> Result<Profile> {
         bail!("{shown}: [load] sets keepalive: it goes at the top level (keepalive = [true, false]) or in a [scenario.NAME] section");
     }
     check_modes(shown, "", &profile.keepalive)?;
+    if let Some(host) = &profile.load.after {
+        bail!("{shown}: [load] sets after = \"{host}\": it names the scenario one scenario's points follow, so it goes in that [scenario.NAME] section");
+    }
+    if let Some((name, _)) = profile.scenario.iter().find(|(name, load)| load.after.as_ref() == Some(*name)) {
+        bail!("{shown}: [scenario.{name}] is measured after itself (after = \"{name}\"): name another scenario, or remove after");
+    }
     for (section, load) in std::iter::once(("load".to_string(), &profile.load)).chain(profile.scenario.iter().map(|(k, v)| (format!("scenario.{k}"), v))) {
         check_load(shown, &section, load)?;
     }
@@ -209,6 +219,16 @@ mod tests {
         assert!(err.starts_with("p.toml: [scenario.hello] 'keepalive' lists no mode"), "{err}");
         let err = parse("p.toml", "description = \"d\"\ncores = [1]\nkeepalive = []\n").unwrap_err().to_string();
         assert!(err.starts_with("p.toml: 'keepalive' lists no mode"), "{err}");
+    }
+
+    #[test]
+    fn after_is_a_scenario_setting_naming_another_scenario() {
+        let p = parse("p.toml", "description = \"d\"\ncores = [1]\n[scenario.fortunes]\nafter = \"db\"\n").unwrap();
+        assert_eq!(p.scenario["fortunes"].over(&p.load).after.as_deref(), Some("db"));
+        let err = parse("p.toml", "description = \"d\"\ncores = [1]\n[load]\nafter = \"db\"\n").unwrap_err().to_string();
+        assert!(err.starts_with("p.toml: [load] sets after = \"db\": it names the scenario"), "{err}");
+        let err = parse("p.toml", "description = \"d\"\ncores = [1]\n[scenario.db]\nafter = \"db\"\n").unwrap_err().to_string();
+        assert!(err.starts_with("p.toml: [scenario.db] is measured after itself"), "{err}");
     }
 
     #[test]
