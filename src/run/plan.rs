@@ -142,8 +142,8 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         let pairs: Vec<String> = follows.iter().map(|(s, f)| format!("{s} after {}", f.host)).collect();
         notes.push(format!(
             "one server for several scenarios ({}): each such point is measured on the server of the point before it, \
-             of the same implementation, core count and repeat, still running and warm, with the profile's warm-up \
-             instead of a fresh start and the manifest's (spec/PROFILES.md)",
+             of the same implementation, core count and repeat, still running and warm, warmed up there from the profile's \
+             warm-up until steady, at most as long as on a fresh server (spec/PROFILES.md)",
             pairs.join(", ")
         ));
     }
