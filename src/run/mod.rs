@@ -206,9 +206,6 @@ fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<
             server.stop(point::STOP_GRACE);
         }
     }
-    if let Some((_, mut server)) = warm {
-        server.stop(point::STOP_GRACE);
-    }
     Ok(true)
 }
 
@@ -301,7 +298,7 @@ fn print_plan(plan: &Plan) {
         if !p.database_cpus.is_empty() {
             cpus += &format!(" · database cpus {}", affinity::describe(&p.database_cpus));
         }
-        let (warmup_s, warmup_max_s) = p.after.as_ref().map_or((p.warmup_s, p.warmup_max_s), |a| (a.warmup_s, a.warmup_max_s));
+        let (warmup_s, warmup_max_s) = p.planned_warmup();
         let warmup = if warmup_s > 0.0 { format!("{warmup_s}-{warmup_max_s}s") } else { "0s".into() };
         if let Some(a) = &p.after {
             cpus += &format!(" · on {}'s server", a.point);

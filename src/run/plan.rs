@@ -138,7 +138,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         }
         points.extend(chain(repeat_points, &follows));
     }
-    if !follows.is_empty() && points.iter().any(|p| p.after.is_some()) {
+    if points.iter().any(|p| p.after.is_some()) {
         let pairs: Vec<String> = follows.iter().map(|(s, f)| format!("{s} after {}", f.host)).collect();
         notes.push(format!(
             "one server for several scenarios ({}): each such point is measured on the server of the point before it, \

@@ -14,6 +14,7 @@ use crate::load::{Control, LoadReport, RateCheck};
 use crate::server::{self, Launch, Server};
 use crate::store::{Generator, PointRecord};
 use anyhow::Result;
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,10 +32,11 @@ pub(super) const STOP_GRACE: Duration = Duration::from_secs(5);
 /// what follows on it (capacity searches, the next scenario's point); the caller stops it.
 pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Path, warm: Option<Server>, keep: bool, database: &mut Database) -> Option<(PointRecord, Option<Server>)> {
     let followed = spec.after.as_ref().filter(|_| warm.is_some());
-    let spec = &match followed {
-        Some(after) => PointSpec { warmup_s: after.warmup_s, warmup_max_s: after.warmup_max_s, ..spec.clone() },
-        None => spec.clone(),
+    let spec: Cow<PointSpec> = match followed {
+        Some(after) => Cow::Owned(PointSpec { warmup_s: after.warmup_s, warmup_max_s: after.warmup_max_s, ..spec.clone() }),
+        None => Cow::Borrowed(spec),
     };
+    let spec = &*spec;
     let mut point = blank(spec);
     point.server_from = followed.map(|a| a.point.clone());
     let log = log_dir.join(format!("{}.log", spec.key.replace('/', "_")));

@@ -184,13 +184,18 @@ fn is_on(keepalive: &bool) -> bool {
 }
 
 impl PointSpec {
+    /// The warm-up's least and most seconds as planned: on the server of the point it follows
+    /// when it follows one (`After`), which the sweep expects to find running.
+    pub fn planned_warmup(&self) -> (f64, f64) {
+        self.after.as_ref().map_or((self.warmup_s, self.warmup_max_s), |a| (a.warmup_s, a.warmup_max_s))
+    }
+
     /// Seconds the point is expected to take, start-up and stop excluded
     /// (a warm-up lasts at least the seconds steadiness is judged over, and
     /// the measurement starts at the next whole second).
     pub fn expected_s(&self) -> f64 {
         let windows = crate::load::warmup::WINDOWS as f64;
-        // A point that follows another is expected to find its server (`After`).
-        let (least, most) = self.after.as_ref().map_or((self.warmup_s, self.warmup_max_s), |a| (a.warmup_s, a.warmup_max_s));
+        let (least, most) = self.planned_warmup();
         let warmup = if least > 0.0 { least.max(windows).min(most.max(least)) + 1.0 } else { 0.0 };
         warmup + self.duration_s.unwrap_or(20.0)
     }
