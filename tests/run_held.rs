@@ -218,3 +218,26 @@ fn a_server_whose_manifest_asks_a_warm_up_is_warmed_before_its_first_step() {
     let s = fake.search();
     assert_eq!(s.steps.iter().map(|st| st.clients).collect::<Vec<_>>(), vec![100], "{}", steps_of(&s));
 }
+
+/// After a failed step the server still works through the requests it queued (their clients
+/// are gone), up to five waits; a next step that could not fit the budget even without that
+/// wait is not waited for. Here 750 of 900 clients queue behind a pool of 150, so the search
+/// would sleep 10 s (five waits of 2 s) before finding the 5 s budget spent.
+#[test]
+fn a_step_the_budget_cannot_hold_is_not_waited_for() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let _one = crate::fake_repo::measuring();
+    let held = "start = 900\nwait = \"2s\"\nbound = \"500ms\"\nspawn_rate = 2000\nmax_steps = 10\nbudget = \"5s\"\n";
+    let fake = Fake::new(&format!("--pool {K}"), held);
+    let began = Instant::now();
+    let out = fake.run(&[]).output().unwrap();
+    let took = began.elapsed();
+    ok(&out);
+    let s = fake.search();
+    assert_eq!((s.status.as_str(), s.steps.len()), ("budget", 1), "{}", steps_of(&s));
+    assert_eq!((s.steps[0].clients, s.steps[0].verdict.as_str()), (900, "fail"), "{}", steps_of(&s));
+    // The point, the server's start and the step take about 4 s; the drain alone would be 10.
+    assert!(took < Duration::from_secs(10), "the run took {took:?}: it waited for the failed step's queue\n{}", text(&out));
+}
