@@ -142,27 +142,28 @@ impl Search<'_> {
                 Next::Measure(n) => n as u64,
                 Next::Done(status) => return Ok(Some((status, String::new()))),
             };
+            // Why a step of `wanted` clients under `cap` cannot be measured, `ahead` seconds from
+            // now: a limit the search has already reached, or the budget.
+            let ends = |cap: Cap, ahead: f64| -> Option<(Status, String)> {
+                if wanted > cap.clients && ramp.passed.is_some_and(|p| p as u64 >= cap.clients) {
+                    return Some((Status::Limit, cap.limit));
+                }
+                (spent() + ahead + spec.step_s(wanted.min(cap.clients)) > spec.budget_s).then(|| (Status::Budget, String::new()))
+            };
             if let Some(drain) = unsettled.take() {
                 // A next step that cannot be measured anyway is not waited for: max_clients and
                 // the open-file limit stay as they are while the server settles, and the
                 // settling lasts at least the drain (ruby-rack's 6 s after a failed step of
                 // 4,000 clients, when the budget was already spent).
-                let fixed = limits::cap(spec.max_clients, nofile, &[], 0);
-                if wanted > fixed.clients && ramp.passed.is_some_and(|p| p as u64 >= fixed.clients) {
-                    return Ok(Some((Status::Limit, fixed.limit)));
-                }
-                if spent() + drain.as_secs_f64() + spec.step_s(wanted.min(fixed.clients)) > spec.budget_s {
-                    return Ok(Some((Status::Budget, String::new())));
+                if let Some(end) = ends(limits::cap(spec.max_clients, nofile, &[], 0), drain.as_secs_f64()) {
+                    return Ok(Some(end));
                 }
                 settle(server, drain);
             }
-            let Cap { clients, limit } = limits::cap(spec.max_clients, nofile, steps, meminfo("MemAvailable"));
-            if wanted > clients && ramp.passed.is_some_and(|p| p as u64 >= clients) {
-                return Ok(Some((Status::Limit, limit)));
-            }
-            let n = wanted.min(clients);
-            if spent() + spec.step_s(n) > spec.budget_s {
-                return Ok(Some((Status::Budget, String::new())));
+            let cap = limits::cap(spec.max_clients, nofile, steps, meminfo("MemAvailable"));
+            let n = wanted.min(cap.clients);
+            if let Some(end) = ends(cap, 0.0) {
+                return Ok(Some(end));
             }
             let step = step::measure(cx.root, spec, server, steps.len() as u32 + 1, n, rest);
             if crate::host::interrupt::stopping() {
