@@ -54,3 +54,34 @@ fn without_a_warm_up_the_report_has_none() {
     assert!(report.warmup.is_none());
     assert_eq!(report.requests, 50);
 }
+
+/// issue 41: a long poll sent in the warm-up and answered in the measurement was left out of
+/// `requests` (0.0 req/s, every request "unfinished") while the timeline counted it.
+#[test]
+fn answers_that_straddle_the_warm_up_count_once_and_agree_with_the_timeline() {
+    let server = TestServer::start(Behaviour::Delay(Duration::from_millis(1200)));
+    let mut p = plan(&server, 4, 1);
+    p.stop = StopAt::Duration(Duration::from_secs(2));
+    let fixed = Duration::from_millis(1000);
+    p.warmup = Some(Warmup { min: fixed, max: fixed });
+    let report = run(&p);
+    assert_eq!(report.warmup.as_ref().map(|w| (w.seconds, w.steady)), Some((1.0, false)), "a fixed warm-up ends at its length");
+    assert!(report.requests >= 4, "the first polls, sent in the warm-up, are answered 0.2 s into the measurement: {} requests", report.requests);
+    assert!(report.latency.min_us >= 1_200_000, "each latency counts from its own send: min {} µs", report.latency.min_us);
+    let timed: u64 = report.timeline.iter().map(|s| s.requests + s.errors).sum();
+    assert_eq!(timed, report.requests + report.errors, "totals and timeline count the same answers: {:?}", report.timeline);
+}
+
+#[test]
+fn a_fixed_warm_up_may_end_within_a_second() {
+    let server = TestServer::start(Behaviour::Hello);
+    let mut p = plan(&server, 2, 1);
+    p.stop = StopAt::Duration(Duration::from_millis(1000));
+    let fixed = Duration::from_millis(250);
+    p.warmup = Some(Warmup { min: fixed, max: fixed });
+    let report = run(&p);
+    let w = report.warmup.as_ref().expect("a warm-up");
+    assert_eq!((w.seconds, w.per_second.len()), (0.25, 1), "{w:?}");
+    assert!((0.95..1.3).contains(&report.elapsed_s), "elapsed {} s", report.elapsed_s);
+    assert!(report.timeline.len() <= 2 && report.requests > 0, "{:?}", report.timeline);
+}

@@ -44,9 +44,10 @@ impl Fake {
         std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
         std::fs::create_dir_all(root.path().join("spec/profiles")).unwrap();
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        // Points only: the capacity search has its own tests (run_capacity.rs).
+        // Points only: the capacity search has its own tests (run_capacity.rs); one window per server start.
         let quick = std::fs::read_to_string(repo.join("spec/profiles/quick.toml")).unwrap();
-        std::fs::write(root.path().join("spec/profiles/quick.toml"), quick.split("\n[capacity]").next().unwrap()).unwrap();
+        let points = quick.split("\n[capacity]").next().unwrap().lines().filter(|l| !l.starts_with("blocks =")).collect::<Vec<_>>().join("\n");
+        std::fs::write(root.path().join("spec/profiles/quick.toml"), points).unwrap();
         std::fs::write(dir.join("server.py"), SERVER_PY).unwrap();
         let peers = root.path().join("peers.txt");
         let manifest = format!(

@@ -32,9 +32,11 @@ impl Fake {
         std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         std::fs::create_dir_all(root.path().join("spec/profiles")).unwrap();
-        // Points only: the capacity search has its own tests (run_capacity.rs).
+        // Points only: the capacity search has its own tests (run_capacity.rs); one window per
+        // server start unless a test asks for blocks (`--blocks`).
         let quick = std::fs::read_to_string(repo.join("spec/profiles/quick.toml")).unwrap();
-        std::fs::write(root.path().join("spec/profiles/quick.toml"), quick.split("\n[capacity]").next().unwrap()).unwrap();
+        let points = quick.split("\n[capacity]").next().unwrap().lines().filter(|l| !l.starts_with("blocks =")).collect::<Vec<_>>().join("\n");
+        std::fs::write(root.path().join("spec/profiles/quick.toml"), points).unwrap();
         std::fs::write(dir.join("server.py"), SERVER_PY).unwrap();
         let manifest = format!(
             "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
@@ -264,6 +266,38 @@ fn ctrl_c_keeps_finished_points_leaves_no_server_and_resume_takes_only_the_rest(
     assert_eq!(after.points.len(), 5);
     assert_eq!(after.points[..kept], before.points[..], "finished points must not be redone");
     assert_eq!(store.runs().unwrap().len(), 1, "--resume must not start a second run");
+}
+
+#[test]
+fn blocks_measure_every_window_on_one_warm_server_and_a_resume_mid_block_takes_the_rest() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let fake = Fake::new(PYTHON);
+    let flags = ["--repeat", "1", "--blocks", "5", "-d", "1s", "--no-verify"];
+    let mut child = fake.spawn(&flags);
+    fake.wait_points(&mut child, 2);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server waiting for its next window outlived Ctrl-C");
+    let store = Store::open_existing(&fake.db()).unwrap();
+    let kept = store.load_run(1).unwrap().points.len();
+    assert!((2..5).contains(&kept), "{kept} windows kept");
+
+    let out = fake.run(&[&flags[..], &["--resume"]].concat()).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let points = store.load_run(1).unwrap().points;
+    let took: Vec<(u32, Option<&str>)> = points.iter().map(|p| (p.repeat, p.server_from.as_deref())).collect();
+    let key = |n: usize| format!("fake/hello/cores=1/c=4/r{n}");
+    // The first window starts a server; each later one takes it over, warm; the first window
+    // the resume takes finds its server gone and starts one of its own.
+    for (i, (repeat, from)) in took.iter().enumerate() {
+        assert_eq!(*repeat as usize, i + 1);
+        let expected = if i == 0 || i == kept { None } else { Some(key(i)) };
+        assert_eq!(from.map(str::to_string), expected, "window {}: {took:?}", i + 1);
+    }
+    assert!(points.iter().all(|p| p.error.is_none() && p.successes > 0), "{points:?}");
 }
 
 #[test]

@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// Repeats of every point (the report gives medians and spread over them)
     #[arg(long)]
     pub repeat: Option<u32>,
+    /// Measurement windows per server start, taken in rounds over the implementations with
+    /// their servers kept warm (the report decides orders from these blocks) [default: the profile's, else 1]
+    #[arg(long, value_name = "N")]
+    pub blocks: Option<u32>,
     /// Longest wait for one response before it counts as a timeout, e.g. 30s
     #[arg(long, value_parser = parse_seconds)]
     pub timeout: Option<f64>,
@@ -131,6 +135,7 @@ impl RunArgs {
             warmup_s: self.warmup,
             warmup_max_s: self.warmup_max,
             repeat: self.repeat,
+            blocks: self.blocks,
             timeout_s: self.timeout,
             verify: !self.no_verify,
             slo: self.slo.clone(),

@@ -426,3 +426,59 @@ fn a_follower_without_its_host_in_the_run_gets_servers_of_its_own_and_a_host_mea
     let e = plan_with(&[], &unknown, &[0, 1]).unwrap_err().to_string();
     assert_eq!(e, "spec/profiles/test.toml: [scenario.page] after = \"nosuch\" names no scenario (spec/scenarios/)");
 }
+
+#[test]
+fn blocks_rotate_short_windows_over_servers_kept_warm() {
+    let p = plan(&["--impl", "go,node", "--scenario", "hello", "--cores", "1", "--repeat", "1", "--blocks", "3"]).unwrap();
+    let order: Vec<(&str, Option<&str>, u32)> = p.points.iter().map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()), p.start)).collect();
+    assert_eq!(
+        order,
+        [
+            ("go/hello/cores=1/c=150/r1", None, 1),
+            ("node/hello/cores=1/c=150/r1", None, 1),
+            ("node/hello/cores=1/c=150/r2", Some("node/hello/cores=1/c=150/r1"), 1),
+            ("go/hello/cores=1/c=150/r2", Some("go/hello/cores=1/c=150/r1"), 1),
+            ("go/hello/cores=1/c=150/r3", Some("go/hello/cores=1/c=150/r2"), 1),
+            ("node/hello/cores=1/c=150/r3", Some("node/hello/cores=1/c=150/r2"), 1),
+        ]
+    );
+    // A later window re-warms its new connections for a fixed second (the profile sets none), not the manifest's warm-up.
+    let after = p.points[2].after.as_ref().unwrap();
+    assert_eq!((after.warmup_s, after.warmup_max_s, p.points[2].warmup_s), (1.0, 1.0, 1.0));
+    assert!(p.notes.iter().any(|n| n.starts_with("blocks: ")) && !p.notes.iter().any(|n| n.starts_with("one server")), "{:?}", p.notes);
+    // Two repeats of two blocks: four measurements per point, the second repeat on a server start of its own.
+    let two = plan(&["--impl", "go", "--scenario", "hello", "--cores", "1", "--repeat", "2", "--blocks", "2"]).unwrap();
+    let starts: Vec<(u32, u32, bool)> = two.points.iter().map(|p| (p.repeat, p.start, p.after.is_some())).collect();
+    assert_eq!(starts, [(1, 1, false), (2, 1, true), (3, 2, false), (4, 2, true)]);
+    assert_eq!(err(&["--blocks", "0"]), "--blocks 0: every server start needs at least one window (e.g. --blocks 3)");
+}
+
+#[test]
+fn with_blocks_a_following_scenario_takes_the_last_window_s_server_in_its_own_rounds_right_after_the_host_s() {
+    // A scenario between host and follower must not keep the host's servers waiting (their
+    // database connections and memory): the follower's rounds move up behind the host's.
+    let profile = CHAINED.replace("repeat = 2", "repeat = 1\n").replace("[load]", "[load]\nblocks = 2\nrewarm = \"250ms\"").replace("scenarios = [\"hello\", \"page\"]", "scenarios = [\"hello\", \"password\", \"page\"]");
+    let p = plan_with(&["--cores", "1"], &profile, &[0, 1]).unwrap();
+    let order: Vec<(&str, Option<&str>)> = p.points.iter().map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()))).collect();
+    assert_eq!(
+        order,
+        [
+            ("go/hello/cores=1/c=150/r1", None),
+            ("node/hello/cores=1/c=150/r1", None),
+            ("node/hello/cores=1/c=150/r2", Some("node/hello/cores=1/c=150/r1")),
+            ("go/hello/cores=1/c=150/r2", Some("go/hello/cores=1/c=150/r1")),
+            ("go/page/cores=1/c=100/r1", Some("go/hello/cores=1/c=150/r2")),
+            ("node/page/cores=1/c=100/r1", Some("node/hello/cores=1/c=150/r2")),
+            ("node/page/cores=1/c=100/r2", Some("node/page/cores=1/c=100/r1")),
+            ("go/page/cores=1/c=100/r2", Some("go/page/cores=1/c=100/r1")),
+            ("go/password/cores=1/c=128/r1", None),
+            ("node/password/cores=1/c=128/r1", None),
+            ("node/password/cores=1/c=128/r2", Some("node/password/cores=1/c=128/r1")),
+            ("go/password/cores=1/c=128/r2", Some("go/password/cores=1/c=128/r1")),
+        ]
+    );
+    let (first, second) = (p.points[4].after.as_ref().unwrap(), p.points[6].after.as_ref().unwrap());
+    assert_eq!((first.warmup_s, first.warmup_max_s), (2.0, 5.0), "the scenario's own warm-up on its host's server");
+    assert_eq!((second.warmup_s, second.warmup_max_s), (0.25, 0.25), "a re-warm between its windows");
+    assert!(p.notes.iter().any(|n| n.starts_with("one server for several scenarios (page after hello)")), "{:?}", p.notes);
+}

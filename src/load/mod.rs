@@ -71,15 +71,17 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     let (sources, warning) = source::choose(plan.target.addr, connections, source::ephemeral_ports());
     warnings.extend(warning);
     let requests = Requests::encode(plan);
-    if plan.warmup.is_none() {
-        control.begin_measurement(std::time::Instant::now());
-    }
     let start_ns = sys::now_ns();
+    match plan.warmup {
+        None => control.begin_measurement(std::time::Instant::now()),
+        Some(w) if w.fixed() => control.begin_measurement(std::time::Instant::now() + w.min),
+        Some(_) => {}
+    }
     let duration = match plan.stop {
         StopAt::Duration(d) => Some(d),
         StopAt::Count(_) => None,
     };
-    let phase = warmup::Phase::new(start_ns, plan.warmup.is_some(), duration);
+    let phase = warmup::Phase::new(start_ns, plan.warmup, duration);
     let shared = Shared {
         requests: &requests,
         addr: plan.target.addr,
@@ -97,7 +99,7 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     let assignments = assign(plan, connections, threads);
     let outcomes = std::thread::scope(|scope| -> Result<Vec<worker::Outcome>> {
         let shared = &shared;
-        if let Some(bounds) = plan.warmup {
+        if let Some(bounds) = plan.warmup.filter(|w| !w.fixed()) {
             let phase = &phase;
             std::thread::Builder::new()
                 .name("concur-warmup".into())
@@ -120,7 +122,7 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     // The warm-up's seconds leave the timeline; the measurement's clock starts where it ended.
     let warmup = phase.report(start_ns, &total.timeline.0);
     if let Some(w) = &warmup {
-        total.timeline.0.drain(..(w.seconds as usize).min(total.timeline.0.len()));
+        total.timeline.0.drain(..w.per_second.len().min(total.timeline.0.len()));
     }
     let measure_from = phase.measure_from().min(total.end_ns);
     let facts = RunFacts { started_unix_ms, start_ns: measure_from, connections, threads, warnings };

@@ -11,9 +11,14 @@
 //! schedule, nothing recorded. It ends at a whole second of the run once
 //! the last [`WINDOWS`] seconds' completions are each within [`TOLERANCE`]
 //! of their median, and not before the minimum; at the maximum it ends
-//! anyway, marked not steady. The measurement then runs for its duration (or
-//! its count) from that second; a request belongs to the measurement when
-//! its latency starts (`origin`) at or after it.
+//! anyway, marked not steady. A warm-up whose least and most are equal is
+//! fixed: it ends exactly then, fractions of a second too, with nothing to
+//! judge (a block's window on a server already warm needs only its new
+//! connections opened). The measurement then runs for its duration (or its
+//! count) from there; an answer belongs to the measurement when it arrives
+//! within it, whenever its request was sent (its latency still counts from
+//! its own send), so that every answer of the window counts once and the
+//! totals agree with the timeline.
 
 use super::control::Control;
 use serde::{Deserialize, Serialize};
@@ -38,6 +43,11 @@ pub struct Warmup {
 }
 
 impl Warmup {
+    /// Its least is its most: it ends then, with nothing judged.
+    pub fn fixed(&self) -> bool {
+        self.min >= self.max
+    }
+
     fn bounds(&self) -> (u64, u64) {
         let min = self.min.as_secs_f64().ceil().max(1.0) as u64;
         (min, (self.max.as_secs_f64().ceil() as u64).max(min))
@@ -77,21 +87,38 @@ pub struct Phase {
     /// Completions per second of the run so far, summed over the workers while warming.
     seconds: Mutex<Vec<u64>>,
     steady: std::sync::atomic::AtomicBool,
+    /// Where the timeline's seconds are counted from: the run's start, or for a fixed warm-up
+    /// a moment before it such that the measurement starts on a whole second.
+    clock_ns: u64,
+    /// A run by count (`-n`): its measurement is the requests sent after the warm-up.
+    by_count: bool,
 }
 
 impl Phase {
-    pub fn new(start_ns: u64, warmup: bool, duration: Option<Duration>) -> Phase {
-        let (from, deadline) = match (warmup, duration) {
-            (true, _) => (u64::MAX, u64::MAX),
-            (false, Some(d)) => (start_ns, start_ns + d.as_nanos() as u64),
-            (false, None) => (start_ns, u64::MAX),
+    pub fn new(start_ns: u64, warmup: Option<Warmup>, duration: Option<Duration>) -> Phase {
+        let ends = |from: u64| duration.map_or(u64::MAX, |d| from + d.as_nanos() as u64);
+        let (from, deadline, clock_ns) = match warmup {
+            None => (start_ns, ends(start_ns), start_ns),
+            Some(w) if w.fixed() => {
+                let from = start_ns + w.min.as_nanos() as u64;
+                (from, ends(from), from - w.min.as_secs_f64().ceil() as u64 * SECOND)
+            }
+            Some(_) => (u64::MAX, u64::MAX, start_ns),
         };
         Phase {
             measure_from: AtomicU64::new(from),
             deadline: AtomicU64::new(deadline),
             seconds: Mutex::new(Vec::new()),
             steady: std::sync::atomic::AtomicBool::new(false),
+            clock_ns,
+            by_count: duration.is_none(),
         }
+    }
+
+    /// Where the timeline's second 0 starts.
+    #[inline]
+    pub fn clock_ns(&self) -> u64 {
+        self.clock_ns
     }
 
     #[inline]
@@ -99,10 +126,19 @@ impl Phase {
         self.measure_from.load(Ordering::Relaxed)
     }
 
-    /// Whether a request whose latency starts at `origin` belongs to the measurement.
+    /// Whether a send at `origin` is past the warm-up: it takes from a count's budget.
     #[inline]
     pub fn measures(&self, origin: u64) -> bool {
         origin >= self.measure_from()
+    }
+
+    /// Whether an answer (or a failure) at `now` to a request sent at `origin` belongs to the
+    /// measurement: in a run by duration, when it arrives after the warm-up, whenever it was
+    /// sent (the worker stops reading at the deadline); in a run by count, when it is one of
+    /// the requests sent after the warm-up.
+    #[inline]
+    pub fn counts(&self, origin: u64, now: u64) -> bool {
+        if self.by_count { origin >= self.measure_from() } else { now >= self.measure_from() }
     }
 
     #[inline]
@@ -135,17 +171,22 @@ impl Phase {
     }
 
     /// The warm-up's report from the run's timeline (completions per second
-    /// from the start); `None` when the run had none.
+    /// from the clock's start); `None` when the run had none. Its `per_second`
+    /// has one entry per second of the timeline that belongs to the warm-up.
     pub fn report(&self, start_ns: u64, timeline: &[crate::stats::Second]) -> Option<WarmupReport> {
         let from = self.measure_from();
         if from == start_ns {
             return None;
         }
-        let seconds = if from == u64::MAX { timeline.len() } else { ((from - start_ns) / SECOND) as usize };
+        let (seconds, whole) = if from == u64::MAX {
+            (timeline.len() as f64, timeline.len())
+        } else {
+            ((from - start_ns) as f64 / SECOND as f64, ((from - self.clock_ns) / SECOND) as usize)
+        };
         Some(WarmupReport {
-            seconds: seconds as f64,
+            seconds,
             steady: self.steady.load(Ordering::Relaxed),
-            per_second: (0..seconds).map(|k| timeline.get(k).map_or(0, |s| s.requests)).collect(),
+            per_second: (0..whole).map(|k| timeline.get(k).map_or(0, |s| s.requests)).collect(),
         })
     }
 }
@@ -252,14 +293,30 @@ mod tests {
 
     #[test]
     fn the_phase_starts_measuring_at_once_without_a_warm_up() {
-        let p = Phase::new(7, false, Some(Duration::from_secs(2)));
+        let p = Phase::new(7, None, Some(Duration::from_secs(2)));
         assert!(!p.warming() && p.measure_from() == 7 && p.deadline() == Some(2_000_000_007));
         assert_eq!(p.report(7, &[]), None);
-        let w = Phase::new(7, true, Some(Duration::from_secs(2)));
+        let judged = Warmup { min: Duration::from_secs(1), max: Duration::from_secs(5) };
+        let w = Phase::new(7, Some(judged), Some(Duration::from_secs(2)));
         assert!(w.warming() && w.deadline().is_none());
         w.begin(7 + 4 * SECOND, Some(Duration::from_secs(2)), true);
         assert_eq!(w.deadline(), Some(7 + 6 * SECOND));
         let timeline: Vec<crate::stats::Second> = (0..6).map(|k| crate::stats::Second { requests: k * 10, errors: 0 }).collect();
         assert_eq!(w.report(7, &timeline), Some(WarmupReport { seconds: 4.0, steady: true, per_second: vec![0, 10, 20, 30] }));
+    }
+
+    #[test]
+    fn a_fixed_warm_up_ends_at_its_length_on_a_whole_second_of_the_timeline() {
+        let start = 10 * SECOND;
+        let fixed = Warmup { min: Duration::from_millis(250), max: Duration::from_millis(250) };
+        let p = Phase::new(start, Some(fixed), Some(Duration::from_secs(1)));
+        assert!(!p.warming(), "nothing to judge");
+        assert_eq!((p.measure_from(), p.deadline()), (start + 250_000_000, Some(start + 1_250_000_000)));
+        assert_eq!(p.clock_ns(), start + 250_000_000 - SECOND, "the measurement starts at second 1 of the timeline");
+        let timeline: Vec<crate::stats::Second> = (0..2).map(|k| crate::stats::Second { requests: 5 + k, errors: 0 }).collect();
+        assert_eq!(p.report(start, &timeline), Some(WarmupReport { seconds: 0.25, steady: false, per_second: vec![5] }));
+        assert!(!p.counts(start, start + 249_000_000) && p.counts(start, start + 250_000_000), "an answer counts by when it arrives");
+        let by_count = Phase::new(start, Some(fixed), None);
+        assert!(!by_count.counts(start, start + 300_000_000) && by_count.counts(start + 250_000_000, start + 300_000_000), "-n counts the requests sent after it");
     }
 }

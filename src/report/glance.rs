@@ -11,27 +11,51 @@ use super::document::Block;
 use super::model::{Cell, Group, Model, cores_text};
 use super::table::{Table, ms_bounded, rate, thousands};
 use super::tables::flags;
+use crate::stats::blocks::Design;
 use crate::stats::interval::{Basis, Level};
 
 /// Core counts side by side in one table; more continue in another table.
 const CORES_PER_TABLE: usize = 3;
 
-/// How to read the section: how the intervals were made, with the floor they carry.
+/// How to read the section: how orders and ties were decided, by blocks where the run has
+/// them, else by intervals carrying the machine's floor.
 fn how_to_read(model: &Model) -> String {
-    format!(
-        "Each scenario's implementations ranked by median successful requests per second over repeats, at each server core count. \
-         [a–b] is a 95% interval of two parts added in quadrature: the repeats' own spread (Student's t on the logarithms of the \
-         repeats, so it widens as repeats get fewer) and this machine's noise floor ({}), which shrinks as 1/√repeats because a \
-         run's repeats are taken at different moments. An interval marked ¹ comes from one repeat: the spread of its seconds and the \
-         floor; ² from the floor alone. Where two intervals overlap the data cannot order the two, so each implementation's rank is \
-         the range its interval allows (3–5: below the two whose intervals lie wholly above its own, above every one whose interval \
-         lies wholly below). p99 is the median over repeats of each \
+    let with_blocks = model.groups.iter().any(|g| !g.designs.is_empty());
+    let without = model.groups.iter().any(|g| g.cores.iter().any(|&k| g.design(k).is_none()));
+    let mut text = String::from(
+        "Each scenario's implementations ranked by median successful requests per second over repeats, at each server core count. ",
+    );
+    if with_blocks {
+        text.push_str(&format!(
+            "The run measured them in blocks: rounds over every implementation of a scenario, in an order that changes from round \
+             to round, so that a drift of the machine falls on all of them alike. Two implementations are ordered when the 95% \
+             interval of their difference, taken round by round (the drift cancels), lies wholly beyond ±{:.0}%; otherwise the data \
+             cannot tell them apart, and each implementation's rank is the range those decisions allow (3–5: below the two decided \
+             above it, above every one decided below it). The variance of a difference comes from this run's own rounds: each \
+             implementation's scatter about the fit of implementation and round, moderated toward its group's pool (no assumed \
+             floor). [a–b] is an implementation's own 95% interval over its rounds; two intervals may overlap and their difference \
+             still be decided, since the difference leaves the rounds' shared drift out. A measurement the load generator limited \
+             (⚠) is a lower bound: ordered above what it beats, never below. ",
+            crate::stats::blocks::THRESHOLD * 100.0
+        ));
+    }
+    if without {
+        text.push_str(&format!(
+            "{}[a–b] is a 95% interval of two parts added in quadrature: the repeats' own spread (Student's t on the logarithms of the \
+             repeats) and this machine's noise floor ({}), which shrinks as 1/√repeats. An interval marked ¹ comes from one repeat: the \
+             spread of its seconds and the floor; ² from the floor alone. Where two such intervals overlap the data cannot order the two. ",
+            if with_blocks { "Where a scenario has a single round, " } else { "" },
+            model.floor.describe()
+        ));
+    }
+    text.push_str(
+        "p99 is the median over repeats of each \
          repeat's 99th-percentile latency, counting the requests still unanswered when a measurement ended as lasting at least \
          their age (Kaplan–Meier): \"> x\" is a percentile only known to be at least x, because it falls among unanswered \
          requests, and such a p99 never ranks above a known one. The sentences are written by concur report from the same numbers, and name an order or \
-         a ratio only where the intervals separate the two (\"at least\": the nearer ends of their intervals).",
-        model.floor.describe()
-    )
+         a ratio only where the data decide it (\"at least\": the near end of the interval of the difference).",
+    );
+    text
 }
 
 /// The section, or nothing when the run holds no measured point.
@@ -62,7 +86,7 @@ pub fn rank_text(c: &Cell) -> String {
 /// ` [39,800–42,100]`, marked ¹ when one repeat's seconds and the floor made it, ² when the floor alone did.
 pub fn interval(level: &Level) -> String {
     let mark = match level.basis {
-        Basis::Repeats => "",
+        Basis::Repeats | Basis::Blocks => "",
         Basis::Timeline => "¹",
         Basis::FloorOnly => "²",
     };
@@ -124,8 +148,9 @@ pub fn sentence(model: &Model, g: &Group, k: u32) -> String {
     match ranked.as_slice() {
         [] => return format!("{at}: no implementation could be measured."),
         [only] => parts.push(format!("only {} was measured, at {} req/s{}", label(only), rate(only.median_throughput()), only.level.map_or(String::new(), |l| interval(&l)))),
-        _ => parts.extend(order(&ranked, &label)),
+        _ => parts.extend(order(&ranked, g.design(k), &label)),
     }
+    parts.extend(g.design(k).and_then(|d| decided(&ranked, d)));
     parts.extend(p99_range(&ranked, &label));
     parts.extend(ranked.iter().filter_map(|c| left_waiting(c, &label)));
     let saturated: Vec<String> = ranked.iter().filter(|c| c.saturated > 0).map(|c| label(c)).collect();
@@ -137,6 +162,26 @@ pub fn sentence(model: &Model, g: &Group, k: u32) -> String {
         parts.push(format!("{} could not be measured", names(&failed)));
     }
     format!("{at}: {}.", parts.join("; "))
+}
+
+/// `its 3 rounds order 118 of the 124 pairs whose medians differ 1.5× or more, 140 of 153 in all`:
+/// how much the data decide, for a reader to weigh the ties by.
+fn decided(ranked: &[&Cell], design: &Design) -> Option<String> {
+    use crate::stats::blocks::Decision;
+    let (mut all, mut ordered, mut far, mut far_ordered) = (0, 0, 0, 0);
+    for (i, a) in ranked.iter().enumerate() {
+        for b in &ranked[i + 1..] {
+            let (hi, lo) = (a.median_throughput().max(b.median_throughput()), a.median_throughput().min(b.median_throughput()));
+            let is_ordered = matches!(design.decide(&a.implementation, &b.implementation, 0.0), Decision::Above | Decision::Below);
+            all += 1;
+            ordered += usize::from(is_ordered);
+            if lo > 0.0 && hi / lo >= 1.5 {
+                far += 1;
+                far_ordered += usize::from(is_ordered);
+            }
+        }
+    }
+    (all > 1).then(|| format!("its {} rounds order {far_ordered} of the {far} pairs whose medians differ 1.5× or more, {ordered} of {all} in all", design.blocks))
 }
 
 /// `p99 ranges from 1.2 ms (a) to > 6,000 ms (b)`: a p99 known only as a lower bound
@@ -171,7 +216,7 @@ fn left_waiting(c: &Cell, label: &dyn Fn(&Cell) -> String) -> Option<String> {
 /// two or more ranked cells (in median order): an order only where the
 /// intervals separate two, a ratio with the least they allow (the lower end
 /// of the one over the upper end of the other).
-fn order(ranked: &[&Cell], label: &dyn Fn(&Cell) -> String) -> Vec<String> {
+fn order(ranked: &[&Cell], design: Option<&Design>, label: &dyn Fn(&Cell) -> String) -> Vec<String> {
     let n = ranked.len();
     let median = |c: &Cell| c.median_throughput();
     let span = |cells: &[&Cell]| {
@@ -179,14 +224,20 @@ fn order(ranked: &[&Cell], label: &dyn Fn(&Cell) -> String) -> Vec<String> {
         let hi = cells.iter().map(|c| median(c)).fold(0.0, f64::max);
         format!("{}–{} req/s", rate(lo), rate(hi))
     };
-    let least = |above: &[&Cell], below: &Cell| {
-        let lo = above.iter().filter_map(|c| c.level).map(|l| l.lo).fold(f64::INFINITY, f64::min);
-        below.level.map_or(1.0, |l| lo / l.hi)
+    // The least ratio the data allow: with blocks, the near end of each pair's difference; else
+    // the nearer ends of the two intervals.
+    let least = |above: &[&Cell], below: &Cell| match design {
+        Some(d) => above.iter().filter_map(|a| d.difference(&a.implementation, &below.implementation)).map(|x| x.lo()).fold(f64::INFINITY, f64::min),
+        None => {
+            let lo = above.iter().filter_map(|c| c.level).map(|l| l.lo).fold(f64::INFINITY, f64::min);
+            below.level.map_or(1.0, |l| lo / l.hi)
+        }
     };
     let all = |cells: &[&Cell]| names(&cells.iter().map(|c| label(c)).collect::<Vec<_>>());
     let mut parts = Vec::new();
     if ranked.iter().all(|c| c.rank == Some(1) && c.worst == n) {
-        parts.push(format!("{} are tied within the noise at {}: the intervals order none of them", all(ranked), span(ranked)));
+        let none = if design.is_some() { "the rounds order none of them" } else { "the intervals order none of them" };
+        parts.push(format!("{} are tied within the noise at {}: {none}", all(ranked), span(ranked)));
         return parts;
     }
     let leaders: Vec<&Cell> = ranked.iter().copied().filter(|c| c.rank == Some(1)).collect();

@@ -8,7 +8,8 @@
 use super::palette::Palette;
 use super::spread::Summary;
 use crate::stats::Latencies;
-use crate::stats::interval::{self, Level, Sample};
+use crate::stats::blocks::{self, Decision, Design, Row};
+use crate::stats::interval::{self, Basis, Level, Sample};
 use crate::stats::noise::NoiseFloor;
 use crate::stats::verdict::{self, Ranked};
 use crate::store::{ImplRecord, KnownFailure, PointRecord, RunData, RunInfo};
@@ -52,6 +53,10 @@ pub struct Group {
     /// Core counts measured, ascending.
     pub cores: Vec<u32>,
     pub cells: Vec<Cell>,
+    /// At each core count whose repeats form blocks (two or more rounds over
+    /// the implementations), the fitted block design every order and tie at
+    /// that count comes from (`stats::blocks`); the others rank by intervals.
+    pub designs: Vec<(u32, Design)>,
 }
 
 /// One implementation at one core count: its repeats summarised.
@@ -159,6 +164,11 @@ impl Group {
         self.cells.iter().find(|c| c.implementation == implementation && c.cores == cores)
     }
 
+    /// The block design at `cores`, when its repeats form one.
+    pub fn design(&self, cores: u32) -> Option<&Design> {
+        self.designs.iter().find(|(k, _)| *k == cores).map(|(_, d)| d)
+    }
+
     /// `hello (c=50)`.
     pub fn title(&self) -> String {
         format!("{} ({})", self.scenario, self.level)
@@ -224,6 +234,7 @@ fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: S
     cores.sort_unstable();
     cores.dedup();
     let mut cells = Vec::new();
+    let mut designs = Vec::new();
     for &k in &cores {
         let mut at_k: Vec<Cell> = measured
             .iter()
@@ -232,12 +243,65 @@ fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: S
                 (!repeats.is_empty()).then(|| cell(name, k, &repeats, floor))
             })
             .collect();
-        mark_noise(&mut at_k);
-        rank(&mut at_k);
+        match design(&at_k) {
+            Some(d) => {
+                decide(&mut at_k, &d);
+                designs.push((k, d));
+            }
+            None => {
+                mark_noise(&mut at_k);
+                rank(&mut at_k);
+            }
+        }
         cells.extend(at_k);
     }
     let description = run.plan.get("scenarios").and_then(|s| s.get(&scenario)).and_then(|d| d.as_str()).unwrap_or_default().to_string();
-    Group { scenario, level, description, cores, cells }
+    Group { scenario, level, description, cores, cells, designs }
+}
+
+/// The block design of one core count's cells: a block is a repeat number,
+/// one round over every implementation (spec/PROFILES.md, "Blocks"); `None`
+/// when fewer than two blocks hold two implementations, which leaves no
+/// residual to estimate a variance from.
+fn design(cells: &[Cell]) -> Option<Design> {
+    let mut repeats: Vec<u32> = cells.iter().flat_map(|c| c.points.iter().map(|p| p.repeat)).collect();
+    repeats.sort_unstable();
+    repeats.dedup();
+    if repeats.len() < 2 {
+        return None;
+    }
+    let rows: Vec<Row> = cells
+        .iter()
+        .filter(|c| c.points.iter().any(|p| p.throughput() > 0.0))
+        .map(|c| {
+            let at = |r: u32| c.points.iter().find(|p| p.repeat == r);
+            Row {
+                name: c.implementation.clone(),
+                values: repeats.iter().map(|&r| at(r).map(PointRecord::throughput).filter(|v| *v > 0.0)).collect(),
+                counts: repeats.iter().map(|&r| at(r).map_or(0, |p| p.successes)).collect(),
+                lower_bound: c.saturated > 0,
+            }
+        })
+        .collect();
+    blocks::fit(&rows)
+}
+
+/// Ranks, levels and the marks against the best from the block design's
+/// pairwise decisions (`stats::blocks`): an order only where the interval of
+/// a difference lies wholly past the threshold.
+fn decide(cells: &mut [Cell], design: &Design) {
+    let ranks = blocks::ranks(design);
+    let best = cells.iter().filter(|c| design.level(&c.implementation).is_some()).max_by(|a, b| a.median_throughput().total_cmp(&b.median_throughput())).map(|c| c.implementation.clone());
+    for c in cells.iter_mut() {
+        let Some(i) = design.names.iter().position(|n| *n == c.implementation) else { continue };
+        let Some((center, lo, hi)) = design.level(&c.implementation) else { continue };
+        c.level = Some(Level { n: c.points.len(), center, lo, hi, basis: Basis::Blocks });
+        (c.rank, c.worst) = (Some(ranks[i].0), ranks[i].1);
+        if let Some(best) = &best {
+            c.best = *best == c.implementation;
+            c.within_noise = !c.best && design.decide(best, &c.implementation, 0.0) != Decision::Above;
+        }
+    }
 }
 
 fn cell(name: &str, cores: u32, repeats: &[&PointRecord], floor: &NoiseFloor) -> Cell {

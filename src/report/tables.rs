@@ -12,7 +12,7 @@ use crate::store::PointRecord;
 
 /// What the marks in a cell mean, said once under each table that has them.
 pub const MARKS: &str = "Median over repeats, ± half their range. ≈: within noise of the best at that core count \
-    (their 95% intervals overlap: the repeats' spread and the noise floor, as At a glance says). ⚠: the load generator, not the server, was saturated in that many repeats. \
+    (not decided below it, as At a glance says: by the rounds' differences, else by overlapping intervals). ⚠: the load generator, not the server, was saturated in that many repeats. \
     ✗: repeats that could not be measured.";
 
 /// Successful requests per second by core count (thesis Figure 2, Tables 5):

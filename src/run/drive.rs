@@ -167,6 +167,7 @@ mod tests {
             rate: None,
             keepalive,
             repeat: 1,
+            start: 0,
             warmup_s: 1.0,
             warmup_max_s: 20.0,
             duration_s: Some(3.0),

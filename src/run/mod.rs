@@ -8,7 +8,10 @@
 //! finished and `--resume` skips it. With an SLO (`--slo`, the profile's
 //! `[capacity]`), capacity searches (`capacity`) follow on the warm server
 //! of their implementation's first closed-loop point at their core count,
-//! or after the points on a server of their own.
+//! or after the points on a server of their own. With blocks a scenario's
+//! servers wait warm between their windows, taken in rounds; before each
+//! window the sweep waits for the servers beside it to fall quiet and warns
+//! when they were not (`neighbours`).
 
 pub mod capacity;
 mod database;
@@ -16,6 +19,7 @@ mod drive;
 pub mod held;
 mod interrupt;
 mod locust;
+mod neighbours;
 pub mod placement;
 pub mod plan;
 mod point;
@@ -165,28 +169,41 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
 
 /// Measures `todo` in order, each point on a fresh server or on the one it follows
 /// (`PointSpec::after`), with the capacity searches that ride on a point's server after it
-/// (`hosts`); `false` when a stop was asked for.
+/// (`hosts`); `false` when a stop was asked for. A server some later point follows is kept
+/// running, warm, until that point takes it: the next scenario's point, or with blocks the
+/// next window of the same server while the other implementations take theirs.
 fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<String, Vec<&spec::SearchSpec>>) -> Result<bool> {
     let mut progress = progress::Progress::new(todo);
-    // The server the next point follows on: its point's key and the server, still running.
-    let mut warm: Option<(&str, crate::server::Server)> = None;
-    for (i, spec) in todo.iter().enumerate() {
+    let followed: std::collections::HashSet<&str> = todo.iter().filter_map(|p| p.after.as_ref()).map(|a| a.point.as_str()).collect();
+    // Servers waiting for the point that follows them, by the key of the point they served last.
+    let mut warm: BTreeMap<&str, crate::server::Server> = BTreeMap::new();
+    let stop_all = |warm: &mut BTreeMap<&str, crate::server::Server>| {
+        for (_, mut server) in std::mem::take(warm) {
+            server.stop(point::STOP_GRACE);
+        }
+    };
+    for spec in todo {
         progress.begin(spec);
         let started = Instant::now();
         let riders = hosts.get(&spec.key);
-        let reuse = warm.take().and_then(|(key, mut server)| {
-            if spec.after.as_ref().is_some_and(|a| a.point == key) && server.is_running() {
+        let reuse = spec.after.as_ref().and_then(|a| warm.remove(a.point.as_str())).and_then(|mut server| {
+            if server.is_running() {
                 return Some(server);
             }
             server.stop(point::STOP_GRACE);
             None
         });
-        let followed = todo.get(i + 1).and_then(|n| n.after.as_ref()).is_some_and(|a| a.point == spec.key);
         let imp = cx.ready[spec.implementation.as_str()];
-        let keep = riders.is_some() || followed;
-        let Some((point, server)) = point::measure(cx.root, imp, spec, cx.log_dir, reuse, keep, &mut cx.database.borrow_mut()) else {
+        let is_followed = followed.contains(spec.key.as_str());
+        let keep = riders.is_some() || is_followed;
+        let beside: Vec<i32> = warm.values().map(crate::server::Server::pgid).collect();
+        neighbours::wait_quiet(&beside);
+        let (measured_from, neighbours_cpu) = (Instant::now(), neighbours::cpu_seconds(&beside));
+        let Some((mut point, server)) = point::measure(cx.root, imp, spec, cx.log_dir, reuse, keep, &mut cx.database.borrow_mut()) else {
+            stop_all(&mut warm);
             return Ok(false);
         };
+        point.warnings.extend(neighbours::warning(neighbours::cpu_seconds(&beside) - neighbours_cpu, measured_from.elapsed(), beside.len()));
         {
             let _writing = interrupt::writing();
             cx.store.insert_point(cx.run_id, &point)?;
@@ -198,14 +215,17 @@ fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<
             && !capacity::ride(cx, riders, &point, &mut server)?
         {
             server.stop(point::STOP_GRACE);
+            stop_all(&mut warm);
             return Ok(false);
         }
-        if followed && server.is_running() {
-            warm = Some((spec.key.as_str(), server));
+        if is_followed && server.is_running() {
+            warm.insert(spec.key.as_str(), server);
         } else {
             server.stop(point::STOP_GRACE);
         }
     }
+    // A server whose follower was not measured (it failed to verify, or a stop) goes now.
+    stop_all(&mut warm);
     Ok(true)
 }
 

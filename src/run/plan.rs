@@ -64,12 +64,16 @@ fn followers(inputs: &Inputs, args: &Overrides, scenarios: &[&ScenarioInfo]) -> 
 
 /// `points` (one repeat's, in plan order) with each point of a following scenario moved right
 /// behind its host's point on the same server (the last of the host scenario with the same
-/// implementation, core count, CPUs, environment and address), behind the points already
-/// following that one, and told which point's server it takes over.
+/// implementation, core count, server start, CPUs, environment and address), behind the points
+/// already following that one, and told which point's server it takes over. With blocks (either
+/// scenario's points share a server start) the follower's rounds move, in their order, right
+/// behind the host's rounds at the same core count, its first window on the server of the host's
+/// last: the host's servers wait, warm, only while the others take their last host windows and
+/// first follower windows.
 fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<PointSpec> {
     let same_server = |a: &PointSpec, b: &PointSpec| {
-        (&a.implementation, a.cores, a.repeat, &a.server_cpus, &a.database_cpus, &a.env, &a.server_addr, &a.server_netns)
-            == (&b.implementation, b.cores, b.repeat, &b.server_cpus, &b.database_cpus, &b.env, &b.server_addr, &b.server_netns)
+        (&a.implementation, a.cores, a.server_start(), &a.server_cpus, &a.database_cpus, &a.env, &a.server_addr, &a.server_netns)
+            == (&b.implementation, b.cores, b.server_start(), &b.server_cpus, &b.database_cpus, &b.env, &b.server_addr, &b.server_netns)
     };
     let mut out: Vec<PointSpec> = Vec::with_capacity(points.len());
     for mut p in points {
@@ -77,6 +81,17 @@ fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<Poi
             out.push(p);
             continue;
         };
+        if p.start > 0 {
+            // A later window already follows the one before it; a first one takes the host's last.
+            if p.after.is_none()
+                && let Some(host) = out.iter().rev().find(|q| q.scenario == follow.host && same_server(q, &p))
+            {
+                p.after = Some(After { point: host.key.clone(), warmup_s: follow.warmup_s, warmup_max_s: p.warmup_max_s });
+            }
+            let at = out.iter().rposition(|q| q.cores == p.cores && q.server_start() == p.server_start() && (q.scenario == follow.host || q.scenario == p.scenario));
+            out.insert(at.map_or(out.len(), |i| i + 1), p);
+            continue;
+        }
         let Some(mut at) = out.iter().rposition(|q| q.scenario == follow.host && same_server(q, &p)) else {
             out.push(p);
             continue;
@@ -138,7 +153,15 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         }
         points.extend(chain(repeat_points, &follows));
     }
-    if points.iter().any(|p| p.after.is_some()) {
+    if points.iter().any(|p| p.start > 0) {
+        notes.push(
+            "blocks: each server start is measured in several windows, one per block, taken in rounds over the implementations \
+             (each round starting one further along) while their servers wait warm; orders and ties come from the blocks \
+             (spec/PROFILES.md, \"Blocks\")"
+                .into(),
+        );
+    }
+    if points.iter().any(|p| p.after.as_ref().is_some_and(|a| !a.point.starts_with(&format!("{}/{}/", p.implementation, p.scenario)))) {
         let pairs: Vec<String> = follows.iter().map(|(s, f)| format!("{s} after {}", f.host)).collect();
         notes.push(format!(
             "one server for several scenarios ({}): each such point is measured on the server of the point before it, \
@@ -200,39 +223,50 @@ fn points_at(
     for (level, keepalive, generator) in combos {
         let (label, key_part) = level_names(level, keepalive, generator);
         let locust = locust_spec(args, generator, keepalive, level, &scenario.name, generator_cpus.len())?;
-        for imp in order {
-            let (connections, rate) = match level {
-                Level::Connections(c) => (c, None),
-                Level::PerCore(c) => (c * k, None),
-                Level::Rate(rate) => (scenario.connections, Some(rate)),
-            };
-            let (warmup_s, warmup_max_s) = warmup_for(load, inputs.implementations.iter().find(|i| i.name() == imp.0));
-            points.push(PointSpec {
-                key: format!("{}/{}/cores={k}/{key_part}/r{r}", imp.0, scenario.name),
-                implementation: imp.0.clone(),
-                scenario: scenario.name.clone(),
-                cores: k,
-                server_cpus: server_cpus.clone(),
-                generator_cpus: generator_cpus.clone(),
-                shared,
-                level: label.clone(),
-                connections,
-                rate,
-                keepalive,
-                repeat: r,
-                warmup_s,
-                warmup_max_s,
-                duration_s: load.duration_s,
-                requests: load.requests,
-                timeout_s: load.timeout_s,
-                env: load.env.clone(),
-                generator,
-                locust: locust.clone(),
-                server_addr: args.server_addr.clone(),
-                server_netns: args.server_netns.clone(),
-                database_cpus: database_cpus.clone(),
-                after: None,
-            });
+        for b in 1..=load.blocks {
+            // A block is one round over the implementations; each starts one further along.
+            let n = (r - 1) * load.blocks + b;
+            let mut order = order.to_vec();
+            let turn = (b as usize - 1) % order.len().max(1);
+            order.rotate_left(turn);
+            for imp in order {
+                let (connections, rate) = match level {
+                    Level::Connections(c) => (c, None),
+                    Level::PerCore(c) => (c * k, None),
+                    Level::Rate(rate) => (scenario.connections, Some(rate)),
+                };
+                let (warmup_s, warmup_max_s) = warmup_for(load, inputs.implementations.iter().find(|i| i.name() == imp.0));
+                let key = |n: u32| format!("{}/{}/cores={k}/{key_part}/r{n}", imp.0, scenario.name);
+                // A window after the server's first takes that server over, warm, with a fixed re-warm on its new connections.
+                let after = (b > 1).then(|| After { point: key(n - 1), warmup_s: load.rewarm_s, warmup_max_s: load.rewarm_s });
+                points.push(PointSpec {
+                    key: key(n),
+                    implementation: imp.0.clone(),
+                    scenario: scenario.name.clone(),
+                    cores: k,
+                    server_cpus: server_cpus.clone(),
+                    generator_cpus: generator_cpus.clone(),
+                    shared,
+                    level: label.clone(),
+                    connections,
+                    rate,
+                    keepalive,
+                    repeat: n,
+                    start: if load.blocks > 1 { r } else { 0 },
+                    warmup_s,
+                    warmup_max_s,
+                    duration_s: load.duration_s,
+                    requests: load.requests,
+                    timeout_s: load.timeout_s,
+                    env: load.env.clone(),
+                    generator,
+                    locust: locust.clone(),
+                    server_addr: args.server_addr.clone(),
+                    server_netns: args.server_netns.clone(),
+                    database_cpus: database_cpus.clone(),
+                    after,
+                });
+            }
         }
     }
     Ok(points)
@@ -359,7 +393,13 @@ struct Resolved {
     requests: Option<u64>,
     timeout_s: f64,
     env: BTreeMap<String, String>,
+    /// Windows per server start (spec/PROFILES.md, "Blocks"), and the fixed warm-up before each after the first.
+    blocks: u32,
+    rewarm_s: f64,
 }
+
+/// The fixed warm-up before a block's window on a server already warm, when the profile sets none.
+pub const DEFAULT_REWARM_S: f64 = 1.0;
 
 /// Flags over the scenario's profile section over the profile's `[load]` over the scenario file.
 fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) -> Result<Resolved> {
@@ -379,6 +419,9 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
     } else {
         vec![Level::Connections(scenario.connections)]
     };
+    if args.blocks == Some(0) {
+        bail!("--blocks 0: every server start needs at least one window (e.g. --blocks 3)");
+    }
     if args.connections.contains(&0) || args.rate.contains(&0) {
         bail!("-c/-R 0: a load level must be above 0 (e.g. -c 50)");
     }
@@ -420,5 +463,7 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
         requests,
         timeout_s: args.timeout_s.or(secs(&load.timeout)?).or(scenario.timeout_s).unwrap_or(10.0),
         env: load.env.unwrap_or_default(),
+        blocks: args.blocks.or(load.blocks).unwrap_or(1),
+        rewarm_s: secs(&load.rewarm)?.unwrap_or(DEFAULT_REWARM_S),
     })
 }

@@ -117,6 +117,7 @@ mod tests {
             rate: None,
             keepalive: true,
             repeat: 1,
+            start: 0,
             warmup_s: 0.0,
             warmup_max_s: 0.0,
             duration_s: Some(d),

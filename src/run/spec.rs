@@ -42,6 +42,8 @@ pub struct Overrides {
     pub warmup_s: Option<f64>,
     pub warmup_max_s: Option<f64>,
     pub repeat: Option<u32>,
+    /// Measurement windows per server start (`--blocks`), over every scenario's `blocks`.
+    pub blocks: Option<u32>,
     pub timeout_s: Option<f64>,
     /// Connection modes (`--keepalive true,false`): `false` sends every request on a new connection.
     pub keepalive: Vec<bool>,
@@ -127,7 +129,14 @@ pub struct PointSpec {
     /// Left out of the plan's JSON when on, so that plans (and `--resume` keys) from before the field stay the same.
     #[serde(default = "keep_alive", skip_serializing_if = "is_on")]
     pub keepalive: bool,
+    /// The measurement's number: with blocks, the block (one round over the implementations);
+    /// without, the repeat (one server start).
     pub repeat: u32,
+    /// With blocks (spec/PROFILES.md, "Blocks"): the server start (the profile's repeat) this
+    /// window is measured on, several windows sharing one; 0 (left out of the plan's JSON)
+    /// without blocks, where each repeat is a start of its own.
+    #[serde(default, skip_serializing_if = "no_start")]
+    pub start: u32,
     /// Warm-up on the measurement's connections: at least this long (0: none)…
     pub warmup_s: f64,
     /// …then until throughput is steady, at most this long (`load::warmup`).
@@ -179,6 +188,10 @@ fn keep_alive() -> bool {
     true
 }
 
+fn no_start(n: &u32) -> bool {
+    *n == 0
+}
+
 fn is_on(keepalive: &bool) -> bool {
     *keepalive
 }
@@ -190,13 +203,24 @@ impl PointSpec {
         self.after.as_ref().map_or((self.warmup_s, self.warmup_max_s), |a| (a.warmup_s, a.warmup_max_s))
     }
 
+    /// The server start it is measured on: its repeat without blocks.
+    pub fn server_start(&self) -> u32 {
+        if self.start == 0 { self.repeat } else { self.start }
+    }
+
     /// Seconds the point is expected to take, start-up and stop excluded
     /// (a warm-up lasts at least the seconds steadiness is judged over, and
-    /// the measurement starts at the next whole second).
+    /// the measurement starts at the next whole second; a fixed one lasts its length).
     pub fn expected_s(&self) -> f64 {
         let windows = crate::load::warmup::WINDOWS as f64;
         let (least, most) = self.planned_warmup();
-        let warmup = if least > 0.0 { least.max(windows).min(most.max(least)) + 1.0 } else { 0.0 };
+        let warmup = if least > 0.0 && most <= least {
+            least
+        } else if least > 0.0 {
+            least.max(windows).min(most.max(least)) + 1.0
+        } else {
+            0.0
+        };
         warmup + self.duration_s.unwrap_or(20.0)
     }
 }

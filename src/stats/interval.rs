@@ -26,6 +26,10 @@ pub const COVERAGE: f64 = 0.95;
 pub enum Basis {
     /// Two or more repeats: Student's t over their logarithms.
     Repeats,
+    /// Two or more blocks of a block design: the implementation's own
+    /// scatter from the two-way fit, moderated toward the pool of its group
+    /// (`blocks`), no floor.
+    Blocks,
     /// One repeat: the spread of its per-second throughput.
     Timeline,
     /// One repeat and nothing to gauge its spread (a percentile has no
@@ -38,6 +42,7 @@ impl Basis {
     pub fn label(self) -> &'static str {
         match self {
             Basis::Repeats => "repeats",
+            Basis::Blocks => "blocks",
             Basis::Timeline => "one repeat: its seconds and the floor",
             Basis::FloorOnly => "one repeat: the floor alone",
         }

@@ -9,6 +9,7 @@
 //! (`interval`, on the quantiles of `quantile`), the machine's noise floor (`noise`), and what they allow
 //! one to say (`verdict`), used alike by `concur compare` and the report.
 
+pub mod blocks;
 mod censored;
 mod errors;
 mod histogram;

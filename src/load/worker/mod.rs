@@ -142,7 +142,7 @@ impl<'a> Worker<'a> {
             steps,
             timeline: Timeline::default(),
             second: 0,
-            second_end: shared.start_ns + 1_000_000_000,
+            second_end: shared.phase.clock_ns() + 1_000_000_000,
             bytes_read: 0,
             sent: 0,
             finished: 0,
@@ -152,7 +152,8 @@ impl<'a> Worker<'a> {
             published: (0, 0),
             first_errors: BTreeMap::new(),
             interrupted: false,
-            measuring: !shared.phase.warming(),
+            // Without a warm-up from the start; else the loop turns it on when the warm-up ends.
+            measuring: shared.phase.measure_from() <= shared.start_ns,
             cpu_start: CpuTime::thread(),
             bytes_before: 0,
             published_seconds: 0,
@@ -400,7 +401,7 @@ impl<'a> Worker<'a> {
         let (low, high) = self.requests.expect[step];
         let ok = low <= status && status <= high;
         let origin = self.conns[i].origin;
-        if self.shared.phase.measures(origin) {
+        if self.shared.phase.counts(origin, now) {
             let tally = &mut self.steps[step];
             if ok {
                 let end = arrived.map_or(now, |a| a.max(origin).min(now));

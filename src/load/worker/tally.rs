@@ -43,7 +43,7 @@ pub struct Outcome {
 
 impl Worker<'_> {
     pub(super) fn count_failure(&mut self, i: usize, kind: ErrorKind, now: u64, error: Option<&io::Error>) {
-        if self.shared.phase.measures(self.conns[i].origin) {
+        if self.shared.phase.counts(self.conns[i].origin, now) {
             self.steps[self.conns[i].step].errors.add(kind);
         }
         self.finished += 1;
@@ -58,8 +58,9 @@ impl Worker<'_> {
     #[inline]
     pub(super) fn count_second(&mut self, now: u64, ok: bool) {
         if now >= self.second_end {
-            self.second = ((now - self.shared.start_ns) / 1_000_000_000) as usize;
-            self.second_end = self.shared.start_ns + (self.second as u64 + 1) * 1_000_000_000;
+            let clock = self.shared.phase.clock_ns();
+            self.second = ((now - clock) / 1_000_000_000) as usize;
+            self.second_end = clock + (self.second as u64 + 1) * 1_000_000_000;
         }
         self.timeline.record(self.second, ok);
     }

@@ -22,7 +22,7 @@ fn connect_failing_synchronously_does_not_recurse_per_request() {
         (Pace::Open { interval_ns: 1_000, spacing_ns: 1_000 }, Budget::Unlimited),
     ] {
         let start_ns = sys::now_ns();
-        let phase = Phase::new(start_ns, false, Some(Duration::from_millis(300)));
+        let phase = Phase::new(start_ns, None, Some(Duration::from_millis(300)));
         let shared = Shared {
             requests: &requests,
             addr: plan.target.addr,
@@ -61,7 +61,7 @@ fn a_worker_waking_after_the_end_sends_and_counts_nothing_past_it() {
     let control = Control::new();
     let now = sys::now_ns();
     let (start_ns, deadline) = (now - 2_000_000_000, now - 1_000_000_000);
-    let phase = Phase::new(start_ns, false, Some(Duration::from_secs(1)));
+    let phase = Phase::new(start_ns, None, Some(Duration::from_secs(1)));
     assert_eq!(phase.deadline(), Some(deadline));
     let shared = Shared {
         requests: &requests,
@@ -109,7 +109,7 @@ impl OpenLoop {
         let plan = LoadPlan::get(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
         let requests = Requests::encode(&plan);
         let start_ns = sys::now_ns() - 50_000_000;
-        let phase = Phase::new(start_ns, false, Some(Duration::from_secs(10)));
+        let phase = Phase::new(start_ns, None, Some(Duration::from_secs(10)));
         OpenLoop { _listener: listener, plan, requests, control: Control::new(), phase, start_ns }
     }
 

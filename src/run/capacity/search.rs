@@ -54,9 +54,13 @@ pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
 /// instead of a fresh start and warm-up each; a search with no such point runs after the points.
 pub fn hosts<'a>(searches: &'a [SearchSpec], todo: &[&PointSpec], ended: &HashSet<String>) -> BTreeMap<String, Vec<&'a SearchSpec>> {
     let mut out: BTreeMap<String, Vec<&SearchSpec>> = BTreeMap::new();
+    // A point another follows hands its server on (with blocks: to its next window), so the
+    // search rides after the last point of that server instead.
+    let followed: HashSet<&str> = todo.iter().filter_map(|p| p.after.as_ref()).map(|a| a.point.as_str()).collect();
     for search in searches.iter().filter(|s| !ended.contains(&s.key)) {
         let host = todo.iter().find(|p| {
-            p.implementation == search.implementation
+            !followed.contains(p.key.as_str())
+                && p.implementation == search.implementation
                 && p.cores == search.cores
                 && p.server_cpus == search.server_cpus
                 && p.rate.is_none()
@@ -262,6 +266,7 @@ fn point_spec(spec: &SearchSpec, rate: u32) -> PointSpec {
         rate: Some(rate.max(1)),
         keepalive: true,
         repeat: 1,
+        start: 0,
         warmup_s: spec.step_warmup_s,
         warmup_max_s: spec.step_warmup_s,
         duration_s: Some(spec.step_s),

@@ -90,6 +90,7 @@ pub fn point_spec(spec: &HeldSpec, clients: u64) -> PointSpec {
         rate: None,
         keepalive: true,
         repeat: 1,
+        start: 0,
         warmup_s: 0.0,
         warmup_max_s: 0.0,
         duration_s: None,

@@ -93,6 +93,12 @@ pub struct Load {
     /// `[scenario.NAME]` only: the scenario whose point this one's points follow on the same
     /// server, still running and warm (spec/PROFILES.md, "One server for several scenarios").
     pub after: Option<String>,
+    /// Measurement windows per server start, one per block: the implementations' servers are
+    /// kept warm and their windows taken in rounds (spec/PROFILES.md, "Blocks"). Default 1.
+    pub blocks: Option<u32>,
+    /// The fixed warm-up before each window after a server's first, on the window's own
+    /// connections (`"250ms"`; default 1 s): the server is warm, its new connections are not.
+    pub rewarm: Option<String>,
 }
 
 impl Load {
@@ -114,6 +120,8 @@ impl Load {
             env: Some(env),
             keepalive: self.keepalive.clone().or_else(|| base.keepalive.clone()),
             after: self.after.clone(),
+            blocks: self.blocks.or(base.blocks),
+            rewarm: self.rewarm.clone().or_else(|| base.rewarm.clone()),
         }
     }
 }
@@ -169,7 +177,10 @@ fn check_load(shown: &str, section: &str, load: &Load) -> Result<()> {
     if load.duration.is_some() && load.requests.is_some() {
         bail!("{shown}: [{section}] sets both duration and requests; keep one");
     }
-    for (field, value) in [("warmup", &load.warmup), ("warmup_max", &load.warmup_max), ("duration", &load.duration), ("timeout", &load.timeout)] {
+    if load.blocks == Some(0) {
+        bail!("{shown}: [{section}] blocks = 0: every server start needs at least one window (e.g. blocks = 3)");
+    }
+    for (field, value) in [("warmup", &load.warmup), ("warmup_max", &load.warmup_max), ("duration", &load.duration), ("timeout", &load.timeout), ("rewarm", &load.rewarm)] {
         if let Some(v) = value {
             super::parse_seconds(v).map_err(|e| anyhow::anyhow!("{shown}: [{section}] '{field}': {e}"))?;
         }
