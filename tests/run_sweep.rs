@@ -182,6 +182,17 @@ impl Fake {
     }
 
     /// Waits until the run in the database holds `n` points.
+    /// Runs with `flags` until `n` points are stored, then Ctrl-C: the run ends with 130 and
+    /// leaves no server (`leftover` says which one did).
+    fn interrupt_after(&self, flags: &[&str], n: usize, leftover: &str) {
+        let mut child = self.spawn(flags);
+        self.wait_points(&mut child, n);
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        assert_eq!(child.wait().unwrap().code(), Some(130));
+        assert_eq!(self.wait_no_server(Duration::from_secs(5)), 0, "{leftover}");
+    }
+
     fn wait_points(&self, child: &mut Child, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
@@ -245,12 +256,7 @@ fn ctrl_c_keeps_finished_points_leaves_no_server_and_resume_takes_only_the_rest(
     }
     let fake = Fake::new(PYTHON);
     let flags = ["--repeat", "5", "-d", "1s", "--no-verify"];
-    let mut child = fake.spawn(&flags);
-    fake.wait_points(&mut child, 2);
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server outlived Ctrl-C");
+    fake.interrupt_after(&flags, 2, "a server outlived Ctrl-C");
 
     let store = Store::open_existing(&fake.db()).unwrap();
     let before = store.load_run(1).unwrap();
@@ -275,12 +281,7 @@ fn blocks_measure_every_window_on_one_warm_server_and_a_resume_mid_block_takes_t
     }
     let fake = Fake::new(PYTHON);
     let flags = ["--repeat", "1", "--blocks", "5", "-d", "1s", "--no-verify"];
-    let mut child = fake.spawn(&flags);
-    fake.wait_points(&mut child, 2);
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    assert_eq!(fake.wait_no_server(Duration::from_secs(5)), 0, "a server waiting for its next window outlived Ctrl-C");
+    fake.interrupt_after(&flags, 2, "a server waiting for its next window outlived Ctrl-C");
     let store = Store::open_existing(&fake.db()).unwrap();
     let kept = store.load_run(1).unwrap().points.len();
     assert!((2..5).contains(&kept), "{kept} windows kept");

@@ -27,6 +27,32 @@ pub fn sample_group(pgid: i32) -> GroupSample {
     sample
 }
 
+/// The CPU seconds the processes of the groups `pgids` have used so far, in one pass over `/proc`.
+pub fn groups_cpu_seconds(pgids: &[i32]) -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    pids().filter_map(stat).filter(|f| pgids.contains(&f.pgrp)).map(|f| (f.utime + f.stime) as f64 / ticks).sum()
+}
+
+/// Waits until the groups `pgids` together use less than `share` of one core over a `window`,
+/// at most `max` (or until a stop is asked for); returns how long it waited.
+pub fn wait_quiet(pgids: &[i32], window: std::time::Duration, share: f64, max: std::time::Duration) -> std::time::Duration {
+    let started = std::time::Instant::now();
+    if pgids.is_empty() {
+        return std::time::Duration::ZERO;
+    }
+    let mut before = groups_cpu_seconds(pgids);
+    while started.elapsed() < max && !super::interrupt::stopping() {
+        std::thread::sleep(window);
+        let now = groups_cpu_seconds(pgids);
+        if now - before < window.as_secs_f64() * share {
+            break;
+        }
+        before = now;
+    }
+    started.elapsed()
+}
+
 /// Sums the process `root` and its children, with memory as their
 /// proportional set size (`Pss` of `/proc/<pid>/smaps_rollup`: each shared
 /// page divided among the processes mapping it), else their RSS. This is

@@ -34,6 +34,7 @@ pub mod usage;
 
 pub use spec::{Overrides, Plan, PointSpec};
 
+use crate::host::procstat::groups_cpu_seconds;
 use crate::host::topology::{self, Topology};
 use crate::host::{affinity, env};
 use crate::impls::{self, Implementation};
@@ -174,7 +175,7 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
 /// next window of the same server while the other implementations take theirs.
 fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<String, Vec<&spec::SearchSpec>>) -> Result<bool> {
     let mut progress = progress::Progress::new(todo);
-    let followed: std::collections::HashSet<&str> = todo.iter().filter_map(|p| p.after.as_ref()).map(|a| a.point.as_str()).collect();
+    let followed = spec::followed(todo);
     // Servers waiting for the point that follows them, by the key of the point they served last.
     let mut warm: BTreeMap<&str, crate::server::Server> = BTreeMap::new();
     let stop_all = |warm: &mut BTreeMap<&str, crate::server::Server>| {
@@ -197,13 +198,13 @@ fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<
         let is_followed = followed.contains(spec.key.as_str());
         let keep = riders.is_some() || is_followed;
         let beside: Vec<i32> = warm.values().map(crate::server::Server::pgid).collect();
-        neighbours::wait_quiet(&beside);
-        let (measured_from, neighbours_cpu) = (Instant::now(), neighbours::cpu_seconds(&beside));
+        neighbours::wait_quiet_beside(&beside);
+        let (measured_from, neighbours_cpu) = (Instant::now(), groups_cpu_seconds(&beside));
         let Some((mut point, server)) = point::measure(cx.root, imp, spec, cx.log_dir, reuse, keep, &mut cx.database.borrow_mut()) else {
             stop_all(&mut warm);
             return Ok(false);
         };
-        point.warnings.extend(neighbours::warning(neighbours::cpu_seconds(&beside) - neighbours_cpu, measured_from.elapsed(), beside.len()));
+        point.warnings.extend(neighbours::warning(groups_cpu_seconds(&beside) - neighbours_cpu, measured_from.elapsed(), beside.len()));
         {
             let _writing = interrupt::writing();
             cx.store.insert_point(cx.run_id, &point)?;

@@ -7,8 +7,8 @@
 //! core they took while it ran, so that no window is quietly measured on a
 //! shared CPU.
 
-use crate::host::procstat::sample_group;
-use std::time::{Duration, Instant};
+use crate::host::procstat::wait_quiet;
+use std::time::Duration;
 
 /// Quiet: the neighbours together use less than this share of one core…
 const QUIET_SHARE: f64 = 0.05;
@@ -19,27 +19,9 @@ const QUIET_MAX: Duration = Duration::from_secs(2);
 /// A point whose neighbours took more than this share of a core while it ran gets a warning.
 pub const WARN_SHARE: f64 = 0.05;
 
-/// The CPU seconds the process groups `pgids` have used so far.
-pub fn cpu_seconds(pgids: &[i32]) -> f64 {
-    pgids.iter().map(|&g| sample_group(g).cpu_seconds).sum()
-}
-
 /// Waits until the neighbours `pgids` are quiet, at most [`QUIET_MAX`]; returns how long it waited.
-pub fn wait_quiet(pgids: &[i32]) -> Duration {
-    let started = Instant::now();
-    if pgids.is_empty() {
-        return Duration::ZERO;
-    }
-    let mut before = cpu_seconds(pgids);
-    while started.elapsed() < QUIET_MAX && !crate::host::interrupt::stopping() {
-        std::thread::sleep(QUIET);
-        let now = cpu_seconds(pgids);
-        if now - before < QUIET.as_secs_f64() * QUIET_SHARE {
-            break;
-        }
-        before = now;
-    }
-    started.elapsed()
+pub fn wait_quiet_beside(pgids: &[i32]) -> Duration {
+    wait_quiet(pgids, QUIET, QUIET_SHARE, QUIET_MAX)
 }
 
 /// The warning for a point during which its neighbours used `cpu_s` CPU seconds in `elapsed`.
@@ -59,6 +41,6 @@ mod tests {
         assert_eq!(warning(0.01, Duration::from_secs(2), 3), None);
         let w = warning(0.5, Duration::from_secs(2), 3).unwrap();
         assert!(w.contains("3 server(s)") && w.contains("25% of a core"), "{w}");
-        assert_eq!(wait_quiet(&[]), Duration::ZERO);
+        assert_eq!(wait_quiet_beside(&[]), Duration::ZERO);
     }
 }

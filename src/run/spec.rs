@@ -196,6 +196,12 @@ fn is_on(keepalive: &bool) -> bool {
     *keepalive
 }
 
+/// The keys of the points some point of `points` follows (`PointSpec::after`): the points whose
+/// server is handed on, warm, rather than stopped.
+pub fn followed<'a>(points: &[&'a PointSpec]) -> std::collections::HashSet<&'a str> {
+    points.iter().filter_map(|p| p.after.as_ref()).map(|a| a.point.as_str()).collect()
+}
+
 impl PointSpec {
     /// The warm-up's least and most seconds as planned: on the server of the point it follows
     /// when it follows one (`After`), which the sweep expects to find running.

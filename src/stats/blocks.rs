@@ -152,23 +152,24 @@ pub fn fit(rows: &[Row]) -> Option<Design> {
         return None;
     }
     let residuals = two_way_residuals(&logs, blocks);
-    let mut own: Vec<(f64, f64)> = Vec::with_capacity(rows.len());
-    for (k, row) in rows.iter().enumerate() {
-        let n = logs[k].iter().flatten().count();
-        // Each row's share of the residual degrees of freedom (balanced: (B−1)(I−1)/I).
-        let nu = (n.saturating_sub(1)) as f64 * (used_rows as f64 - 1.0) / used_rows as f64;
-        let ss: f64 = residuals[k].iter().flatten().map(|r| r * r).sum();
-        let floor = resolution(row);
-        own.push((if nu > 0.0 { (ss / nu).max(floor) } else { floor }, nu));
-    }
+    let floors: Vec<f64> = rows.iter().map(resolution).collect();
+    let own: Vec<(f64, f64)> = (0..rows.len())
+        .map(|k| {
+            let n = logs[k].iter().flatten().count();
+            // Each row's share of the residual degrees of freedom (balanced: (B−1)(I−1)/I).
+            let nu = (n.saturating_sub(1)) as f64 * (used_rows as f64 - 1.0) / used_rows as f64;
+            let ss: f64 = residuals[k].iter().flatten().map(|r| r * r).sum();
+            (if nu > 0.0 { (ss / nu).max(floors[k]) } else { floors[k] }, nu)
+        })
+        .collect();
     let (prior_df, prior_var) = prior(&own);
     let fitted = rows
         .iter()
         .zip(logs)
-        .zip(&own)
-        .map(|((row, logs), &(s2, nu))| {
-            let (var, row_df) = if prior_df.is_infinite() { (prior_var.max(resolution(row)), df) } else { ((prior_df * prior_var + nu * s2) / (prior_df + nu), (prior_df + nu).min(df)) };
-            Fitted { logs, var: var.max(resolution(row)), df: row_df, lower_bound: row.lower_bound }
+        .zip(own.iter().zip(&floors))
+        .map(|((row, logs), (&(s2, nu), &floor))| {
+            let (var, row_df) = if prior_df.is_infinite() { (prior_var, df) } else { ((prior_df * prior_var + nu * s2) / (prior_df + nu), (prior_df + nu).min(df)) };
+            Fitted { logs, var: var.max(floor), df: row_df, lower_bound: row.lower_bound }
         })
         .collect();
     Some(Design { names: rows.iter().map(|r| r.name.clone()).collect(), blocks: used_blocks, df, prior_df, prior_var, rows: fitted })

@@ -56,7 +56,7 @@ pub fn hosts<'a>(searches: &'a [SearchSpec], todo: &[&PointSpec], ended: &HashSe
     let mut out: BTreeMap<String, Vec<&SearchSpec>> = BTreeMap::new();
     // A point another follows hands its server on (with blocks: to its next window), so the
     // search rides after the last point of that server instead.
-    let followed: HashSet<&str> = todo.iter().filter_map(|p| p.after.as_ref()).map(|a| a.point.as_str()).collect();
+    let followed = crate::run::spec::followed(todo);
     for search in searches.iter().filter(|s| !ended.contains(&s.key)) {
         let host = todo.iter().find(|p| {
             !followed.contains(p.key.as_str())

@@ -9,7 +9,7 @@
 
 use super::limits::{self, Cap};
 use super::step;
-use crate::host::procstat::{meminfo, sample_group};
+use crate::host::procstat::{meminfo, sample_group, wait_quiet};
 use crate::run::capacity::Context;
 use crate::run::spec::{HeldSpec, Plan};
 use crate::run::ramp::{Next, Ramp, Status, Verdict};
@@ -211,16 +211,7 @@ const SETTLE_MAX: Duration = Duration::from_secs(3);
 /// step's connections, collecting its garbage), at most `SETTLE_MAX`.
 fn settle(server: &Server, first: Duration) {
     crate::host::interrupt::sleep_unless_stopping(first);
-    let started = Instant::now();
-    let mut before = sample_group(server.pgid()).cpu_seconds;
-    while started.elapsed() < SETTLE_MAX && !crate::host::interrupt::stopping() {
-        std::thread::sleep(QUIET);
-        let now = sample_group(server.pgid()).cpu_seconds;
-        if now - before < QUIET.as_secs_f64() * QUIET_SHARE {
-            return;
-        }
-        before = now;
-    }
+    wait_quiet(&[server.pgid()], QUIET, QUIET_SHARE, SETTLE_MAX);
 }
 
 /// Records how the search ended, with the reason a reader wants first.
