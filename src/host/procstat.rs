@@ -7,7 +7,9 @@ use serde::Serialize;
 /// One sample of a process group.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct GroupSample {
-    /// User + system CPU seconds consumed so far by the live processes.
+    /// User + system CPU seconds consumed so far by the live processes and by
+    /// the children they have reaped (a postmaster's finished backends, a
+    /// cluster's replaced workers), so that it never falls when one exits.
     pub cpu_seconds: f64,
     /// Resident set size summed over the processes, in bytes.
     pub rss_bytes: u64,
@@ -20,7 +22,7 @@ pub fn sample_group(pgid: i32) -> GroupSample {
     let (ticks, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK) as f64, libc::sysconf(libc::_SC_PAGESIZE) as u64) };
     let mut sample = GroupSample::default();
     for fields in pids().filter_map(stat).filter(|f| f.pgrp == pgid) {
-        sample.cpu_seconds += (fields.utime + fields.stime) as f64 / ticks;
+        sample.cpu_seconds += fields.ticks() as f64 / ticks;
         sample.rss_bytes += fields.rss_pages * page;
         sample.processes += 1;
     }
@@ -31,7 +33,7 @@ pub fn sample_group(pgid: i32) -> GroupSample {
 pub fn groups_cpu_seconds(pgids: &[i32]) -> f64 {
     // SAFETY: sysconf has no preconditions.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    pids().filter_map(stat).filter(|f| pgids.contains(&f.pgrp)).map(|f| (f.utime + f.stime) as f64 / ticks).sum()
+    pids().filter_map(stat).filter(|f| pgids.contains(&f.pgrp)).map(|f| f.ticks() as f64 / ticks).sum()
 }
 
 /// Waits until the groups `pgids` together use less than `share` of one core over a `window`,
@@ -64,7 +66,7 @@ pub fn sample_tree(root: i32) -> GroupSample {
     let (ticks, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK) as f64, libc::sysconf(libc::_SC_PAGESIZE) as u64) };
     let mut sample = GroupSample::default();
     for (pid, fields) in pids().filter_map(|pid| Some((pid, stat(pid)?))).filter(|(pid, f)| *pid == root || f.ppid == root) {
-        sample.cpu_seconds += (fields.utime + fields.stime) as f64 / ticks;
+        sample.cpu_seconds += fields.ticks() as f64 / ticks;
         sample.rss_bytes += pss_bytes(pid).unwrap_or(fields.rss_pages * page);
         sample.processes += 1;
     }
@@ -109,7 +111,17 @@ struct StatFields {
     pgrp: i32,
     utime: u64,
     stime: u64,
+    /// The CPU time of the children this process has waited for.
+    cutime: u64,
+    cstime: u64,
     rss_pages: u64,
+}
+
+impl StatFields {
+    /// Clock ticks used by the process and by the children it has reaped.
+    fn ticks(&self) -> u64 {
+        self.utime + self.stime + self.cutime + self.cstime
+    }
 }
 
 fn stat(pid: i32) -> Option<StatFields> {
@@ -120,9 +132,17 @@ fn stat(pid: i32) -> Option<StatFields> {
 fn parse_stat(stat: &str) -> Option<StatFields> {
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();
-    // After comm: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21).
+    // After comm: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) cutime(13) cstime(14) ... rss(21).
     let field = |i: usize| f.get(i)?.parse().ok();
-    Some(StatFields { ppid: field(1)? as i32, pgrp: field(2)? as i32, utime: field(11)?, stime: field(12)?, rss_pages: field(21)? })
+    Some(StatFields {
+        ppid: field(1)? as i32,
+        pgrp: field(2)? as i32,
+        utime: field(11)?,
+        stime: field(12)?,
+        cutime: field(13)?,
+        cstime: field(14)?,
+        rss_pages: field(21)?,
+    })
 }
 
 #[cfg(test)]
@@ -131,9 +151,10 @@ mod tests {
 
     #[test]
     fn parses_a_comm_with_spaces_and_parens() {
-        let line = "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 100 1000000 300 18446744073709551615";
+        let line = "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 3 0 100 1000000 300 18446744073709551615";
         let f = parse_stat(line).unwrap();
-        assert_eq!((f.ppid, f.pgrp, f.utime, f.stime, f.rss_pages), (1, 42, 250, 50, 300));
+        assert_eq!((f.ppid, f.pgrp, f.utime, f.stime, f.cutime, f.cstime, f.rss_pages), (1, 42, 250, 50, 7, 3, 300));
+        assert_eq!(f.ticks(), 310);
     }
 
     #[test]
@@ -151,6 +172,33 @@ mod tests {
         let _ = child.kill();
         let _ = child.wait();
         assert!(s.processes >= 2 && s.rss_bytes > 0, "{s:?}");
+    }
+
+    #[test]
+    fn a_trees_cpu_time_keeps_a_reaped_childs() {
+        // The child burns some CPU, then sleeps: sampled while it sleeps and
+        // again once reaped, its time has moved into our cutime, not gone.
+        let mut child = std::process::Command::new("sh").args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 5"]).spawn().unwrap();
+        // SAFETY: getpid has no preconditions.
+        let me = unsafe { libc::getpid() };
+        let pid = child.id() as i32;
+        let burnt = || stat(pid).map_or(0, |f| f.utime + f.stime);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut last = burnt();
+        // Wait until the loop is over: the child's CPU time stops growing.
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let now = burnt();
+            if (now == last && now > 0) || std::time::Instant::now() > deadline {
+                break;
+            }
+            last = now;
+        }
+        let before = sample_tree(me);
+        let _ = child.kill();
+        let _ = child.wait();
+        let after = sample_tree(me);
+        assert!(last > 0 && after.cpu_seconds >= before.cpu_seconds, "child used {last} ticks; before {before:?}, after {after:?}");
     }
 
     #[test]

@@ -52,9 +52,13 @@ impl Sampler {
                 return Vec::new();
             };
             let base = target.sample().cpu_seconds;
-            let take = || {
+            // CPU time only grows: a process caught between its exit and its
+            // parent's wait is in neither sum, so a sample never goes below the last.
+            let mut used = 0.0_f64;
+            let mut take = || {
                 let s = target.sample();
-                UsageSample { t_ms: started.elapsed().as_millis() as u64, cpu_seconds: (s.cpu_seconds - base).max(0.0), rss_bytes: s.rss_bytes, processes: s.processes }
+                used = used.max(s.cpu_seconds - base);
+                UsageSample { t_ms: started.elapsed().as_millis() as u64, cpu_seconds: used, rss_bytes: s.rss_bytes, processes: s.processes }
             };
             let mut samples = vec![take()];
             while !flag.load(Ordering::Relaxed) {
