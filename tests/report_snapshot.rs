@@ -98,15 +98,15 @@ fn the_report_says_what_a_reader_must_not_miss() {
         "beta was measured with known deviations: pipelining: beta 1.0 closes the connection when a pipelined request arrives before the previous response is sent (beta/runtime#123)",
         "| verified, measured; known deviations: pipelining: beta 1.0 closes",
         "| implementation | 1 core | 2 cores |",
-        "- hello (c=50) at 1 core: beta † and alpha are tied within the noise at 10,200–10,300 req/s: the rounds order none of them;",
+        "- hello (c=50) at 1 core: beta † and alpha are tied within the noise at 10,200–10,299 req/s: the rounds order none of them;",
         // beta's 10,300 at 2 cores is the generator's limit, a lower bound: never ordered below alpha's 20,200.
-        "- hello (c=50) at 2 cores: alpha and beta † are tied within the noise at 10,300–20,200 req/s: the rounds order none of them;",
+        "- hello (c=50) at 2 cores: alpha and beta † are tied within the noise at 10,299–20,200 req/s: the rounds order none of them;",
         "| beta † | 10,300 ±1% | 10,300 ±1% ≈ ⚠3 |",
         "| alpha | green-threads | 1–2 | 10,200 [10,121–10,279] | 3.96 | 1–2 | 20,200 [19,724–20,687] | 1.98 |",
         "**generator saturated in 3 points: beta 3**",
         "**2 implementations not measured: delta (unavailable), gamma (failed)**",
         "[How it works: impls/http/beta/README.md](../../impls/http/beta/README.md)",
-        "| hello (c=50) | 2 cores | 1–2 of 2 | 10,300 [10,057–10,548] ⚠3 | 3.25 | 5.94 | 44.0 | 60% |",
+        "| hello (c=50) | 2 cores | 1–2 of 2 | 10,299 [10,057–10,548] ⚠3 | 3.25 | 5.94 | 44.0 | 60% |",
         "†: measured with known deviations from the contract",
     ] {
         assert!(md.contains(needle), "summary.md lacks {needle:?}:\n{md}");

@@ -28,7 +28,8 @@ fn how_to_read(model: &Model) -> String {
     if with_blocks {
         text.push_str(&format!(
             "The run measured them in blocks: rounds over every implementation of a scenario, in an order that changes from round \
-             to round, so that a drift of the machine falls on all of them alike. Two implementations are ordered when the 95% \
+             to round, so that a drift of the machine falls on all of them alike. An implementation's figure is then the geometric \
+             mean of its rounds, the centre of its interval and what the decisions compare. Two implementations are ordered when the 95% \
              interval of their difference, taken round by round (the drift cancels), lies wholly beyond ±{:.0}%; otherwise the data \
              cannot tell them apart, and each implementation's rank is the range those decisions allow (3–5: below the two decided \
              above it, above every one decided below it). The variance of a difference comes from this run's own rounds: each \
@@ -116,7 +117,7 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
     }
     let mut names: Vec<&String> = model.measured.iter().filter(|n| cores.iter().any(|&k| g.cell(n, k).is_some())).collect();
     // By median at the last core count (the ranking's order: ranked cells first), then the same at the core counts before.
-    let key = |name: &String, k: u32| g.cell(name, k).map_or((usize::MAX, 0.0), |c| (c.rank.map_or(usize::MAX, |_| 0), c.median_throughput()));
+    let key = |name: &String, k: u32| g.cell(name, k).map_or((usize::MAX, 0.0), |c| (c.rank.map_or(usize::MAX, |_| 0), c.estimate()));
     names.sort_by(|a, b| {
         cores.iter().rev().map(|&k| (key(a, k), key(b, k))).map(|(x, y)| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1))).find(|o| o.is_ne()).unwrap_or(a.cmp(b))
     });
@@ -128,7 +129,7 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
                 Some(c) => {
                     row.push(rank_text(c));
                     let level = c.level.map_or(String::new(), |l| interval(&l));
-                    row.push(c.throughput.map_or("—".into(), |t| format!("{}{level}", rate(t.median))) + &flags(c));
+                    row.push(c.throughput.map_or("—".into(), |_| format!("{}{level}", rate(c.estimate()))) + &flags(c));
                     row.push(c.p99_ms.map_or("—".into(), |s| ms_bounded(s.median, c.p99_bound)));
                 }
                 None => row.extend(["—".to_string(), "—".to_string(), "—".to_string()]),
@@ -147,7 +148,7 @@ pub fn sentence(model: &Model, g: &Group, k: u32) -> String {
     let mut parts = Vec::new();
     match ranked.as_slice() {
         [] => return format!("{at}: no implementation could be measured."),
-        [only] => parts.push(format!("only {} was measured, at {} req/s{}", label(only), rate(only.median_throughput()), only.level.map_or(String::new(), |l| interval(&l)))),
+        [only] => parts.push(format!("only {} was measured, at {} req/s{}", label(only), rate(only.estimate()), only.level.map_or(String::new(), |l| interval(&l)))),
         _ => parts.extend(order(&ranked, g.design(k), &label)),
     }
     parts.extend(g.design(k).and_then(|d| decided(&ranked, d)));
@@ -218,7 +219,7 @@ fn left_waiting(c: &Cell, label: &dyn Fn(&Cell) -> String) -> Option<String> {
 /// of the one over the upper end of the other).
 fn order(ranked: &[&Cell], design: Option<&Design>, label: &dyn Fn(&Cell) -> String) -> Vec<String> {
     let n = ranked.len();
-    let median = |c: &Cell| c.median_throughput();
+    let median = |c: &Cell| c.estimate();
     let span = |cells: &[&Cell]| {
         let lo = cells.iter().map(|c| median(c)).fold(f64::INFINITY, f64::min);
         let hi = cells.iter().map(|c| median(c)).fold(0.0, f64::max);

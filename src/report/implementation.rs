@@ -96,7 +96,7 @@ fn results(model: &Model, name: &str) -> Table {
             let of = g.ranked(k).len();
             let rank = if c.rank.is_some() { format!("{} of {of}", rank_text(c)) } else { rank_text(c) };
             let level = c.level.map_or(String::new(), |l| interval(&l));
-            let thr = c.throughput.map_or("—".into(), |s| format!("{}{level}", rate(s.median))) + &tables::flags(c);
+            let thr = c.throughput.map_or("—".into(), |_| format!("{}{level}", rate(c.estimate()))) + &tables::flags(c);
             let show = |s: Option<crate::report::spread::Summary>, f: fn(f64) -> String| s.map_or("—".into(), |s| f(s.median));
             t.row(vec![
                 g.title(),

@@ -178,7 +178,7 @@ impl Group {
     /// as `verdict::rank` orders them; each with the ranks its interval allows).
     pub fn ranked(&self, cores: u32) -> Vec<&Cell> {
         let mut cells: Vec<&Cell> = self.cells.iter().filter(|c| c.cores == cores && c.rank.is_some()).collect();
-        cells.sort_by(|a, b| b.median_throughput().total_cmp(&a.median_throughput()).then(a.implementation.cmp(&b.implementation)));
+        cells.sort_by(|a, b| b.estimate().total_cmp(&a.estimate()).then(a.implementation.cmp(&b.implementation)));
         cells
     }
 }
@@ -205,7 +205,19 @@ impl Cell {
         self.rank.is_some_and(|r| r < self.worst)
     }
 
-    /// The median throughput, 0 when nothing was measured.
+    /// The throughput a cell is shown and ranked by, 0 when nothing was
+    /// measured: measured in blocks, the geometric mean of its rounds (the
+    /// centre of its interval and what the decisions compare, so that a
+    /// round far off moves figure and interval alike), else the median over
+    /// repeats.
+    pub fn estimate(&self) -> f64 {
+        match self.level {
+            Some(l) if l.basis == Basis::Blocks => l.center,
+            _ => self.median_throughput(),
+        }
+    }
+
+    /// The median throughput over repeats, 0 when nothing was measured.
     pub fn median_throughput(&self) -> f64 {
         self.throughput.map_or(0.0, |t| t.median)
     }
@@ -291,7 +303,7 @@ fn design(cells: &[Cell]) -> Option<Design> {
 /// a difference lies wholly past the threshold.
 fn decide(cells: &mut [Cell], design: &Design) {
     let ranks = blocks::ranks(design);
-    let best = cells.iter().filter(|c| design.level(&c.implementation).is_some()).max_by(|a, b| a.median_throughput().total_cmp(&b.median_throughput())).map(|c| c.implementation.clone());
+    let best = cells.iter().filter_map(|c| Some((design.level(&c.implementation)?.0, c))).max_by(|a, b| a.0.total_cmp(&b.0)).map(|(_, c)| c).map(|c| c.implementation.clone());
     for c in cells.iter_mut() {
         let Some(i) = design.names.iter().position(|n| *n == c.implementation) else { continue };
         let Some((center, lo, hi)) = design.level(&c.implementation) else { continue };
@@ -425,5 +437,30 @@ mod tests {
         assert!(at("go-tcp").1 < at("ruby-rails").0, "go-tcp {:?} is ordered above ruby-rails {:?}", at("go-tcp"), at("ruby-rails"));
         assert_eq!(at("ruby-rails").1, values.len());
         assert!(cells.iter().all(|c| c.rank.unwrap() <= c.worst));
+    }
+
+    #[test]
+    fn in_blocks_a_cell_is_shown_at_the_centre_of_its_interval() {
+        // The make bench of a8ab9fd: kotlin-ktor's later rounds far below its first
+        // (53,946, 9,468, 11,723 req/s) while its neighbours held steady; its median
+        // lay outside its interval, which is centred on the rounds' geometric mean.
+        let floor = NoiseFloor::default_floor();
+        let mut cells = vec![
+            cell("kotlin-ktor", &[53_946.0, 9_468.0, 11_723.0], &floor),
+            cell("java-jetty", &[28_033.0, 25_407.0, 27_079.0], &floor),
+            cell("elixir", &[21_826.0, 22_692.0, 23_004.0], &floor),
+            cell("ruby-rack", &[9_546.0, 7_396.0, 8_721.0], &floor),
+        ];
+        let d = design(&cells).expect("three rounds form a design");
+        decide(&mut cells, &d);
+        let kotlin = &cells[0];
+        let level = kotlin.level.unwrap();
+        assert_eq!(level.basis, Basis::Blocks);
+        assert!((kotlin.estimate() - (53_946.0_f64 * 9_468.0 * 11_723.0).cbrt()).abs() < 1.0, "{}", kotlin.estimate());
+        assert!(level.lo <= kotlin.estimate() && kotlin.estimate() <= level.hi, "{level:?}");
+        // Without blocks the figure stays the median over repeats.
+        let mut one = vec![cell("go-tcp", &[143_451.0], &floor)];
+        rank(&mut one);
+        assert_eq!(one[0].estimate(), 143_451.0);
     }
 }
