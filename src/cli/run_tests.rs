@@ -481,4 +481,19 @@ fn with_blocks_a_following_scenario_takes_the_last_window_s_server_in_its_own_ro
     assert_eq!((first.warmup_s, first.warmup_max_s), (2.0, 5.0), "the scenario's own warm-up on its host's server");
     assert_eq!((second.warmup_s, second.warmup_max_s), (0.25, 0.25), "a re-warm between its windows");
     assert!(p.notes.iter().any(|n| n.starts_with("one server for several scenarios (page after hello)")), "{:?}", p.notes);
+    // A follower of one window comes after the host's whole last round, not inside it.
+    let single = profile.replace("[scenario.page]", "[scenario.page]\nblocks = 1");
+    let p = plan_with(&["--cores", "1"], &single, &[0, 1]).unwrap();
+    let order: Vec<(&str, Option<&str>)> = p.points.iter().take(6).map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()))).collect();
+    assert_eq!(
+        order,
+        [
+            ("go/hello/cores=1/c=150/r1", None),
+            ("node/hello/cores=1/c=150/r1", None),
+            ("node/hello/cores=1/c=150/r2", Some("node/hello/cores=1/c=150/r1")),
+            ("go/hello/cores=1/c=150/r2", Some("go/hello/cores=1/c=150/r1")),
+            ("go/page/cores=1/c=100/r1", Some("go/hello/cores=1/c=150/r2")),
+            ("node/page/cores=1/c=100/r1", Some("node/hello/cores=1/c=150/r2")),
+        ]
+    );
 }

@@ -69,7 +69,8 @@ fn followers(inputs: &Inputs, args: &Overrides, scenarios: &[&ScenarioInfo]) -> 
 /// scenario's points share a server start) the follower's rounds move, in their order, right
 /// behind the host's rounds at the same core count, its first window on the server of the host's
 /// last: the host's servers wait, warm, only while the others take their last host windows and
-/// first follower windows.
+/// first follower windows. A follower of one window on a host in blocks comes after the host's
+/// whole last round, so that the round is not stretched by it.
 fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<PointSpec> {
     let same_server = |a: &PointSpec, b: &PointSpec| {
         (&a.implementation, a.cores, a.server_start(), &a.server_cpus, &a.database_cpus, &a.env, &a.server_addr, &a.server_netns)
@@ -96,10 +97,17 @@ fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<Poi
             out.push(p);
             continue;
         };
-        while out.get(at + 1).and_then(|q| q.after.as_ref()).is_some_and(|a| a.point == out[at].key) {
-            at += 1;
+        let host = out[at].key.clone();
+        if out[at].start > 0 {
+            // A host in blocks: behind its whole last round (and the followers already there),
+            // so that no round of it is stretched by other points.
+            at = out.iter().rposition(|q| q.cores == p.cores && q.server_start() == p.server_start() && (q.scenario == follow.host || q.scenario == p.scenario)).unwrap_or(at);
+        } else {
+            while out.get(at + 1).and_then(|q| q.after.as_ref()).is_some_and(|a| a.point == out[at].key) {
+                at += 1;
+            }
         }
-        p.after = Some(After { point: out[at].key.clone(), warmup_s: follow.warmup_s, warmup_max_s: p.warmup_max_s });
+        p.after = Some(After { point: host, warmup_s: follow.warmup_s, warmup_max_s: p.warmup_max_s });
         out.insert(at + 1, p);
     }
     out
