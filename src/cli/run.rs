@@ -18,7 +18,7 @@ pub struct RunArgs {
     /// A profile of spec/profiles/: quick, standard, thesis, blog, wrk-hello
     #[arg(long, short = 'p', default_value = "quick")]
     pub profile: String,
-    /// Implementations to measure, comma separated [default: the profile's, else every HTTP implementation]
+    /// Implementations to measure, comma separated; NEW=NAME measures NAME again under a second name (an A/A), NEW=FOLDER another checkout of one beside it [default: the profile's, else every HTTP implementation]
     #[arg(long = "impl", value_delimiter = ',', value_name = "NAMES")]
     pub implementations: Vec<String>,
     /// Scenarios to run, comma separated (hello, json, page, password, userinfo, longpoll, db, queries, updates, fortunes, slowdb)

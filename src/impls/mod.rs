@@ -147,6 +147,48 @@ pub fn select_any_kind(all: &[Implementation], names: &[String]) -> Result<Vec<I
     Ok(chosen)
 }
 
+/// Adds the implementations that `names` give a second name, `NEW=SOURCE`, to `all` (of
+/// `kind`), and returns `names` with each such entry replaced by `NEW`. SOURCE is an
+/// implementation's name (the same folder measured twice under two names: an A/A
+/// comparison) or a folder holding a `concur.toml` (another checkout or build of an entry,
+/// measured beside it in one run). Either way the copy keeps its manifest, under the new name.
+pub fn alias(all: &mut Vec<Implementation>, kind: &str, names: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let Some((new, source)) = name.split_once('=') else {
+            out.push(name.clone());
+            continue;
+        };
+        let (new, source) = (new.trim(), source.trim());
+        let usage = format!("--impl {name}");
+        if new.is_empty() || !new.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') || new.starts_with('-') {
+            bail!("{usage}: the new name '{new}' must be lowercase letters, digits and '-', e.g. go-nethttp-again=go-nethttp");
+        }
+        if all.iter().any(|i| i.kind == kind && i.name() == new) {
+            bail!("{usage}: '{new}' is already an implementation's name; give the copy another, e.g. {new}-b={source}");
+        }
+        let mut copy = match all.iter().find(|i| i.kind == kind && i.name() == source) {
+            Some(found) => found.clone(),
+            None => {
+                let dir = PathBuf::from(source);
+                let path = dir.join("concur.toml");
+                if !path.is_file() {
+                    let known: Vec<&str> = all.iter().filter(|i| i.kind == kind).map(|i| i.name()).collect();
+                    bail!("{usage}: '{source}' is neither a {kind} implementation ({}) nor a folder with a concur.toml", known.join(", "));
+                }
+                let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+                let dir = dir.canonicalize().with_context(|| format!("reading {}", dir.display()))?;
+                let manifest = manifest::parse(&path, &text, &file_name(&dir)).map_err(anyhow::Error::msg)?;
+                Implementation { kind: kind.to_string(), dir, manifest }
+            }
+        };
+        copy.manifest.name = new.to_string();
+        all.push(copy);
+        out.push(new.to_string());
+    }
+    Ok(out)
+}
+
 fn sorted_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -231,5 +273,26 @@ mod tests {
                 assert!(section.contains(&format!("**§{n} ")), "{}: its Policies section says nothing under §{n}", imp.name());
             }
         }
+    }
+
+    #[test]
+    fn a_second_name_measures_the_same_folder_or_another_checkout() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut all = discover(root).unwrap();
+        let before = all.len();
+        let other = root.join("impls/http/go-tcp");
+        let names = ["go-nethttp".to_string(), "go-nethttp-again=go-nethttp".to_string(), format!("go-tcp-b={}", other.display())];
+        let out = alias(&mut all, "http", &names).unwrap();
+        assert_eq!(out, ["go-nethttp", "go-nethttp-again", "go-tcp-b"]);
+        assert_eq!(all.len(), before + 2);
+        let again = all.iter().find(|i| i.name() == "go-nethttp-again").unwrap();
+        let original = all.iter().find(|i| i.name() == "go-nethttp").unwrap();
+        assert_eq!((&again.dir, &again.manifest.start.command), (&original.dir, &original.manifest.start.command));
+        assert_eq!(all.iter().find(|i| i.name() == "go-tcp-b").unwrap().dir, other.canonicalize().unwrap());
+        // A taken name, a bad one and a source that is neither are refused with the fix.
+        let err = |n: &str| alias(&mut discover(root).unwrap(), "http", &[n.to_string()]).unwrap_err().to_string();
+        assert!(err("go-tcp=go-nethttp").contains("'go-tcp' is already an implementation's name"), "{}", err("go-tcp=go-nethttp"));
+        assert!(err("Go=go-nethttp").contains("must be lowercase letters"));
+        assert!(err("x=/nowhere").contains("'/nowhere' is neither a http implementation"));
     }
 }

@@ -4,6 +4,7 @@
 //! both formats take them in that order; spec/EXPORT.md is their contract,
 //! and a test holds the two to the same order.
 
+use super::model::PairDecision;
 use crate::store::{Environment, ImplRecord, PointRecord, RunData};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -16,18 +17,25 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// One point: (column, value) in the documented order.
 type Row = Vec<(&'static str, Value)>;
 
-/// Writes the exports asked for (`None`: not asked), naming each on stdout.
-pub fn write(data: &RunData, json_to: Option<&Path>, csv_to: Option<&Path>) -> Result<()> {
-    let asked = [(json_to, json as fn(&RunData) -> String), (csv_to, csv)];
-    for (path, render) in asked.into_iter().filter_map(|(path, render)| Some((path?, render))) {
-        std::fs::write(path, render(data)).with_context(|| format!("writing the export {}: check that its folder exists and is writable", path.display()))?;
+/// Writes the exports asked for (`None`: not asked), naming each on stdout; the JSON one
+/// with the block designs' pairwise `decisions`.
+pub fn write(data: &RunData, decisions: &[PairDecision], json_to: Option<&Path>, csv_to: Option<&Path>) -> Result<()> {
+    let save = |path: &Path, text: String| -> Result<()> {
+        std::fs::write(path, text).with_context(|| format!("writing the export {}: check that its folder exists and is writable", path.display()))?;
         println!("points of run {}: {}", data.run.id, path.display());
+        Ok(())
+    };
+    if let Some(path) = json_to {
+        save(path, json(data, decisions))?;
+    }
+    if let Some(path) = csv_to {
+        save(path, csv(data))?;
     }
     Ok(())
 }
 
-/// The JSON export: `{ "schema_version": 1, "run": {…}, "points": […] }`.
-pub fn json(data: &RunData) -> String {
+/// The JSON export: `{ "schema_version": 1, "run": {…}, "points": […], "decisions": […] }`.
+pub fn json(data: &RunData, decisions: &[PairDecision]) -> String {
     let run = &data.run;
     let document = Document {
         schema_version: SCHEMA_VERSION,
@@ -43,6 +51,7 @@ pub fn json(data: &RunData) -> String {
             notes: &run.notes,
         },
         points: rows(data).into_iter().map(Ordered).collect(),
+        decisions,
     };
     serde_json::to_string_pretty(&document).expect("plain data serializes") + "\n"
 }
@@ -67,6 +76,7 @@ struct Document<'a> {
     schema_version: u32,
     run: RunHeader<'a>,
     points: Vec<Ordered>,
+    decisions: &'a [PairDecision],
 }
 
 #[derive(Serialize)]
@@ -231,7 +241,7 @@ mod tests {
 
     #[test]
     fn the_json_export_has_the_schema_version_the_run_and_the_points_in_column_order() {
-        let text = json(&data(vec![point(None), PointRecord { keepalive: true, rate: Some(1000), ..point(None) }]));
+        let text = json(&data(vec![point(None), PointRecord { keepalive: true, rate: Some(1000), ..point(None) }]), &[]);
         let doc: Value = serde_json::from_str(&text).unwrap();
         assert_eq!((doc["schema_version"].as_u64(), doc["run"]["id"].as_i64(), doc["run"]["description"].as_str()), (Some(1), Some(7), Some("a test run")));
         let points = doc["points"].as_array().unwrap();
@@ -246,7 +256,7 @@ mod tests {
     fn a_database_scenarios_point_exports_the_databases_usage_and_others_none() {
         let usage = crate::store::DatabaseUsage { cpu_seconds: 0.5, cpu_util: 0.25, mem_peak_bytes: 64 << 20, limited: true, ..Default::default() };
         let db = PointRecord { scenario: "db".into(), database: Some(usage), ..point(None) };
-        let doc: Value = serde_json::from_str(&json(&data(vec![db, point(None)]))).unwrap();
+        let doc: Value = serde_json::from_str(&json(&data(vec![db, point(None)]), &[])).unwrap();
         let (with, without) = (&doc["points"][0], &doc["points"][1]);
         assert_eq!((with["database_cpu_s"].clone(), with["database_mem_peak_bytes"].clone(), with["database_limited"].clone()), (json!(0.5), json!(64 << 20), json!(true)));
         assert!(["database_cpu_s", "database_cpu_util", "database_mem_peak_bytes", "database_shared", "database_limited"].iter().all(|c| without[*c].is_null()), "{without}");

@@ -93,9 +93,10 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
         None => store.latest_run_id()?.with_context(|| format!("{} holds no run yet: run `concur run` first", db.display()))?,
     };
     let data = store.load_run(id)?;
-    export::write(&data, options.export_json.as_deref(), options.export_csv.as_deref())?;
-    let counterparts = generators::counterparts(&store, &data)?;
     let floor = store.floor_for(&data.run.environment)?;
+    let decisions = if options.export_json.is_some() { model::Model::new(data.clone(), floor.clone()).decisions() } else { Vec::new() };
+    export::write(&data, &decisions, options.export_json.as_deref(), options.export_csv.as_deref())?;
+    let counterparts = generators::counterparts(&store, &data)?;
     let rendered = append(render_with(data, counterparts, floor), &capacity::section(&store, id)?);
     let rendered = append(rendered, &held::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;

@@ -6,6 +6,7 @@
 //! the one ranking rule). Charts and tables only format what is here.
 
 use super::palette::Palette;
+use serde::Serialize;
 use super::spread::Summary;
 use crate::stats::Latencies;
 use crate::stats::blocks::{self, Decision, Design, Row};
@@ -98,7 +99,56 @@ pub struct Cell {
     pub worst: usize,
 }
 
+/// One pair's decision in a block design (`Model::decisions`), as the JSON export gives it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairDecision {
+    pub scenario: String,
+    pub level: String,
+    pub cores: u32,
+    pub a: String,
+    pub b: String,
+    /// Rounds both were measured in.
+    pub blocks: usize,
+    /// a's throughput over b's, the mean of their rounds' ratios on the log scale, with its 95% interval.
+    pub ratio: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub df: f64,
+    /// a against b: `above`, `below` (beyond the ±2% threshold) or `cannot_tell`.
+    pub decision: Decision,
+}
+
 impl Model {
+    /// Every pair's decision at every core count measured in blocks, `a` before `b` by name.
+    pub fn decisions(&self) -> Vec<PairDecision> {
+        let mut out = Vec::new();
+        for g in &self.groups {
+            for (k, d) in &g.designs {
+                let mut names = d.names.clone();
+                names.sort();
+                for (i, a) in names.iter().enumerate() {
+                    for b in &names[i + 1..] {
+                        let Some(diff) = d.difference(a, b) else { continue };
+                        out.push(PairDecision {
+                            scenario: g.scenario.clone(),
+                            level: g.level.clone(),
+                            cores: *k,
+                            a: a.clone(),
+                            b: b.clone(),
+                            blocks: diff.blocks,
+                            ratio: diff.ratio(),
+                            lo: diff.lo(),
+                            hi: diff.hi(),
+                            df: diff.df,
+                            decision: d.decide(a, b, 0.0),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The model of a run whose machine's noise floor is `floor`.
     pub fn new(data: RunData, floor: NoiseFloor) -> Model {
         let mut implementations = data.implementations;
@@ -462,5 +512,34 @@ mod tests {
         let mut one = vec![cell("go-tcp", &[143_451.0], &floor)];
         rank(&mut one);
         assert_eq!(one[0].estimate(), 143_451.0);
+    }
+
+    #[test]
+    fn the_decisions_of_a_block_design_name_each_pair_once_with_its_ratio() {
+        let run = RunInfo::starting("quick".into(), "k".into(), serde_json::json!({}), Default::default(), vec![]);
+        let point = |name: &str, repeat: u32, v: u64| PointRecord {
+            implementation: name.into(),
+            scenario: "hello".into(),
+            cores: 1,
+            level: "c=50".into(),
+            repeat,
+            duration_s: 1.0,
+            successes: v,
+            requests: v,
+            ..PointRecord::default()
+        };
+        // Three rounds, the machine drifting 10% between them; fast is twice slow in each,
+        // and slow-again is slow within 1%.
+        let mut points = Vec::new();
+        for (r, drift) in [(1, 1.0), (2, 1.1), (3, 0.95)] {
+            points.push(point("fast", r, (20_000.0 * drift) as u64));
+            points.push(point("slow", r, (10_000.0 * drift) as u64));
+            points.push(point("slow-again", r, (10_000.0 * drift * [1.0, 1.01, 0.99][r as usize - 1]) as u64));
+        }
+        let model = Model::new(RunData { run, implementations: vec![], points }, NoiseFloor::default_floor());
+        let d = model.decisions();
+        let pairs: Vec<(&str, &str, Decision)> = d.iter().map(|p| (p.a.as_str(), p.b.as_str(), p.decision)).collect();
+        assert_eq!(pairs, [("fast", "slow", Decision::Above), ("fast", "slow-again", Decision::Above), ("slow", "slow-again", Decision::CannotTell)]);
+        assert!((d[0].ratio - 2.0).abs() < 0.01 && d[0].lo <= d[0].ratio && d[0].ratio <= d[0].hi && d[0].blocks == 3, "{:?}", d[0]);
     }
 }

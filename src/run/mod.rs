@@ -53,9 +53,9 @@ pub use crate::host::duration::parse_seconds;
 pub fn run_command(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool, dry_run: bool) -> Result<ExitCode> {
     if dry_run {
         let root = impls::find_root(root)?;
-        let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
+        let (implementations, overrides) = implementations(&root, overrides)?;
         let topology = topology::read(Path::new("/"), &affinity::available());
-        print_plan(&resolve(profile_name, overrides, &root, &implementations, &topology)?);
+        print_plan(&resolve(profile_name, &overrides, &root, &implementations, &topology)?);
         return Ok(ExitCode::SUCCESS);
     }
     let done = execute(root, profile_name, overrides, db, resume)?;
@@ -75,9 +75,9 @@ pub struct Executed {
 pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, db: Option<&Path>, resume: bool) -> Result<Executed> {
     interrupt::mark_children();
     let root = impls::find_root(root)?;
-    let implementations: Vec<Implementation> = impls::discover(&root)?.into_iter().filter(|i| i.kind == "http").collect();
+    let (implementations, overrides) = implementations(&root, overrides)?;
     let topology = topology::read(Path::new("/"), &affinity::available());
-    let plan = resolve(profile_name, overrides, &root, &implementations, &topology)?;
+    let plan = resolve(profile_name, &overrides, &root, &implementations, &topology)?;
     let (db, store) = store::sweep::open(&root, db)?;
     let _guard = interrupt::Guard::start();
     interrupt::install();
@@ -90,6 +90,14 @@ pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, d
     let status = sweep(&store, &run, &plan, &root, &implementations, &log_dir)?;
     store.end_run(run.id, status)?;
     Ok(Executed { store, db, run_id: run.id, status })
+}
+
+/// The HTTP implementations, with those `--impl NEW=SOURCE` adds under a second name
+/// (`impls::alias`), and the overrides naming them by it.
+fn implementations(root: &Path, overrides: &Overrides) -> Result<(Vec<Implementation>, Overrides)> {
+    let mut all: Vec<Implementation> = impls::discover(root)?.into_iter().filter(|i| i.kind == "http").collect();
+    let names = impls::alias(&mut all, "http", &overrides.implementations)?;
+    Ok((all, Overrides { implementations: names, ..overrides.clone() }))
 }
 
 fn resolve(profile_name: &str, overrides: &Overrides, root: &Path, implementations: &[Implementation], topology: &Topology) -> Result<Plan> {
