@@ -13,6 +13,7 @@ use super::document::Block;
 use super::micro_charts::{self, Line, Spec};
 use super::palette::Palette;
 use super::table::{Table, mib, thousands};
+use crate::stats::slope::{self, Slope};
 use crate::store::held::{HeldSearchRecord, HeldStepRecord};
 use crate::store::{ImplRecord, Store};
 use anyhow::Result;
@@ -48,9 +49,10 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
         "The most long-poll clients each implementation held waiting at once, every one answered within the poll's wait plus {} ms, \
          with no error and none left unanswered (spec/PROFILES.md, Clients held). Each search runs on a fresh server: steps of N clients, \
          each sending one GET /longPoll, started at {} per second or faster (all within half the wait), N doubling from {} while steps pass, \
-         then bisected to within {:.0}%. Memory per waiting client is the server's peak RSS during the step less its RSS at rest before the \
-         first client came, over N, read at the largest passing step measured before any larger one (a server's RSS seldom falls back after \
-         a larger step, so a later, smaller step would count that step's memory too; \"at N\" when that is not the held step, \"≤\" an upper bound when every passing step came after a larger one); CPU while waiting is the server's between the last client's arrival and the first answer.",
+         then bisected to within {:.0}%. Memory per waiting client is the slope of the server's peak RSS during a step less its RSS at rest before the \
+         first client came, over the clients of the passing steps measured before any larger one (least squares; a server's RSS seldom falls back after \
+         a larger step, so a later, smaller step would count that step's memory too), with its 95% interval [a–b] from three such steps on, \
+         \"(2 steps)\" from two; with one, its RSS over N (\"at N\" when that is not the held step, \"≤\" an upper bound when every passing step came after a larger one); CPU while waiting is the server's between the last client's arrival and the first answer.",
         thousands(first.bound_ms),
         thousands(first.spawn_rate as u64),
         thousands(first.start_clients),
@@ -113,11 +115,25 @@ fn within(a: Option<u64>, b: Option<u64>, precision: f64) -> bool {
 /// With none (every passing step came after a larger one, as when the first step failed), the held
 /// step's figure as an upper bound: it may count memory the larger step left.
 fn kib_at(s: &HeldSearchRecord, held: Option<&HeldStepRecord>) -> String {
+    if let Some(f) = kib_slope(s) {
+        return match (f.lo(), f.hi()) {
+            (Some(lo), Some(hi)) => format!("{:.1} [{lo:.1}–{hi:.1}]", f.slope),
+            _ => format!("{:.1} ({} steps)", f.slope, f.n),
+        };
+    }
     let Some(step) = s.memory_step() else {
         return held.and_then(HeldStepRecord::kib_per_client).map_or("–".into(), |k| format!("≤ {k:.1}"));
     };
     let kib = step.kib_per_client().map_or("–".into(), |k| format!("{k:.1}"));
     if held.is_some_and(|h| h.n == step.n) { kib } else { format!("{kib} (at {})", thousands(step.clients)) }
+}
+
+/// KiB per waiting client as the slope of the server's memory over the clients of the passing
+/// steps measured before any larger one (`clean_steps`), with its 95% interval from three steps
+/// on: the step's fixed costs (buffers, a heap's growth) fall into the intercept, not the figure.
+fn kib_slope(s: &HeldSearchRecord) -> Option<Slope> {
+    let points: Vec<(f64, f64)> = s.clean_steps().filter(|st| st.rss_peak_bytes > 0).map(|st| (st.clients as f64, st.rss_peak_bytes.saturating_sub(st.rss_rest_bytes) as f64 / 1024.0)).collect();
+    slope::fit(&points)
 }
 
 /// Memory per waiting client against the clients waiting (steps measured before any larger one), the step the table reads marked.
@@ -206,13 +222,32 @@ mod tests {
         let refs: Vec<&HeldSearchRecord> = all.iter().collect();
         let t = table(&refs);
         let rows: Vec<(&str, &str, &str, &str)> = t.rows.iter().map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str(), r[4].as_str())).collect();
-        assert_eq!(rows, [("c", "64,000", "", "2.0"), ("b", "8,400", "≈ a", "4.0"), ("a", "8,000", "≈ b", "20.0"), ("d", "none", "", "–")]);
+        assert_eq!(rows, [("c", "64,000", "", "2.0 (2 steps)"), ("b", "8,400", "≈ a", "4.0 (2 steps)"), ("a", "8,000", "≈ b", "20.0 (2 steps)"), ("d", "none", "", "–")]);
         assert_eq!(t.rows[0][5], "1.0%", "CPU while waiting at the held step");
         let text = explanation(&all);
         assert!(text.contains("The poll's wait was 2,000 ms instead of the spec's 5,000 ms"), "{text}");
         let svgs = chart(&refs, &Palette::default(), 1);
         assert_eq!(svgs.len(), 1);
         assert!(svgs[0].contains("<svg") && svgs[0].contains("memory per waiting client"), "{}", &svgs[0][..svgs[0].len().min(300)]);
+    }
+
+    #[test]
+    fn memory_per_client_is_the_slope_over_the_steps_with_its_interval() {
+        // 40 KiB a client and 20 MiB a step costs whatever its clients: one step's ratio would say 50.
+        let step = |n, clients: u64, extra: u64| HeldStepRecord {
+            n,
+            clients,
+            verdict: "pass".into(),
+            rss_rest_bytes: 10 << 20,
+            rss_peak_bytes: (10 << 20) + (20 << 20) + clients * 40 * 1024 + extra,
+            ..Default::default()
+        };
+        let exact = HeldSearchRecord { steps: vec![step(1, 2000, 0), step(2, 4000, 0), step(3, 8000, 0)], ..search("e", Some(8000), 1) };
+        assert_eq!(kib_at(&exact, exact.steps.last()), "40.0 [40.0–40.0]");
+        let scattered = HeldSearchRecord { steps: vec![step(1, 2000, 3 << 20), step(2, 4000, 0), step(3, 8000, 2 << 20)], ..search("f", Some(8000), 1) };
+        let text = kib_at(&scattered, scattered.steps.last());
+        let slope = kib_slope(&scattered).unwrap();
+        assert!(slope.lo().unwrap() < 40.0 && 40.0 < slope.hi().unwrap() + 1.0 && text.starts_with(&format!("{:.1} [", slope.slope)), "{text} {slope:?}");
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod histogram;
 pub mod interval;
 pub mod noise;
 pub mod quantile;
+pub mod slope;
 mod timeline;
 pub mod verdict;
 
