@@ -154,6 +154,7 @@ pub fn select_any_kind(all: &[Implementation], names: &[String]) -> Result<Vec<I
 /// measured beside it in one run). Either way the copy keeps its manifest, under the new name.
 pub fn alias(all: &mut Vec<Implementation>, kind: &str, names: &[String]) -> Result<Vec<String>> {
     let mut out = Vec::with_capacity(names.len());
+    let known: Vec<String> = all.iter().filter(|i| i.kind == kind).map(|i| i.name().to_string()).collect();
     for name in names {
         let Some((new, source)) = name.split_once('=') else {
             out.push(name.clone());
@@ -173,7 +174,6 @@ pub fn alias(all: &mut Vec<Implementation>, kind: &str, names: &[String]) -> Res
                 let dir = PathBuf::from(source);
                 let path = dir.join("concur.toml");
                 if !path.is_file() {
-                    let known: Vec<&str> = all.iter().filter(|i| i.kind == kind).map(|i| i.name()).collect();
                     bail!("{usage}: '{source}' is neither a {kind} implementation ({}) nor a folder with a concur.toml", known.join(", "));
                 }
                 let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
