@@ -37,16 +37,7 @@ require "golang" go
 build_concur
 
 # quick's capacity and clients-held searches are not what this measures: a copy of the profile without them.
-mkdir -p "$WORK/root"
-ln -s "$ROOT/impls" "$WORK/root/impls"
-cp -r "$ROOT/spec" "$WORK/root/spec"
-python3 - "$WORK/root/spec/profiles/quick.toml" <<'EOF'
-import re, sys
-path = sys.argv[1]
-text = open(path).read()
-text = re.sub(r"\n\[(capacity|held)\]\n(?:[^\[].*\n|\n)*", "\n", text)
-open(path, "w").write(text)
-EOF
+quick_points_root "$WORK/root"
 
 # taxed NAME UNITS: a folder $WORK/NAME holding the fixture and a manifest that starts it with UNITS.
 taxed() {

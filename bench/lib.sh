@@ -104,3 +104,19 @@ server_pid() {
 
 # median: the median of the numbers on standard input, one a line.
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# quick_points_root DIR: a repository root at DIR whose impls/ is this one's and whose
+# spec/profiles/quick.toml has no [capacity] or [held] table, for scripts that measure
+# quick's points and not its searches.
+quick_points_root() {
+    mkdir -p "$1"
+    ln -s "$ROOT/impls" "$1/impls"
+    cp -r "$ROOT/spec" "$1/spec"
+    python3 - "$1/spec/profiles/quick.toml" <<'EOF_PY'
+import re, sys
+path = sys.argv[1]
+text = open(path).read()
+text = re.sub(r"^\[(capacity|held)\]\n(?:[^\[\n].*\n|\n)*", "", text, flags=re.M)
+open(path, "w").write(text)
+EOF_PY
+}

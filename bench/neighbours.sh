@@ -52,17 +52,8 @@ run() {
 }
 
 # quick's capacity and clients-held searches are not what this measures: a copy of the profile without them.
-mkdir -p "$WORK/root"
-ln -s "$ROOT/impls" "$WORK/root/impls"
+quick_points_root "$WORK/root"
 ln -s "$ROOT/results" "$WORK/root/results"
-cp -r "$ROOT/spec" "$WORK/root/spec"
-python3 - "$WORK/root/spec/profiles/quick.toml" <<'EOF'
-import re, sys
-path = sys.argv[1]
-text = open(path).read()
-text = re.sub(r"\n\[(capacity|held)\]\n(?:[^\[].*\n|\n)*", "\n", text)
-open(path, "w").write(text)
-EOF
 cd "$WORK/root"
 
 OUT="$WORK/results.txt"
