@@ -378,6 +378,11 @@ fn the_database_gets_cpus_of_its_own_where_the_machine_has_them_else_shares_the_
     assert_eq!(cpus(&four.points[1]), (vec![0, 1], vec![2, 3], vec![2, 3]), "no room for a third role: the generator's");
 }
 
+/// Each point's key and the point whose server it takes over, in plan order.
+fn takeovers(p: &Plan) -> Vec<(&str, Option<&str>)> {
+    p.points.iter().map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()))).collect()
+}
+
 const CHAINED: &str = r#"
 description = "test"
 scenarios = ["hello", "page"]
@@ -395,7 +400,7 @@ warmup = "2s"
 #[test]
 fn a_scenario_after_another_is_measured_right_behind_its_point_on_the_same_server() {
     let p = plan_with(&[], CHAINED, &[0, 1]).unwrap();
-    let order: Vec<(&str, Option<&str>)> = p.points.iter().map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()))).collect();
+    let order = takeovers(&p);
     let r1 = [
         ("go/hello/cores=1/c=150/r1", None),
         ("go/page/cores=1/c=100/r1", Some("go/hello/cores=1/c=150/r1")),
@@ -454,12 +459,40 @@ fn blocks_rotate_short_windows_over_servers_kept_warm() {
 }
 
 #[test]
+fn a_second_follower_takes_the_server_over_from_the_first() {
+    // page and then password on hello's server: password follows page, which took the server last.
+    let two = CHAINED.replace("repeat = 2", "repeat = 1").replace("scenarios = [\"hello\", \"page\"]", "scenarios = [\"hello\", \"page\", \"password\"]")
+        + "[scenario.password]\nafter = \"hello\"\n";
+    let p = plan_with(&["--cores", "1", "--impl", "go"], &two, &[0, 1]).unwrap();
+    assert_eq!(
+        takeovers(&p),
+        [
+            ("go/hello/cores=1/c=150/r1", None),
+            ("go/page/cores=1/c=100/r1", Some("go/hello/cores=1/c=150/r1")),
+            ("go/password/cores=1/c=128/r1", Some("go/page/cores=1/c=100/r1")),
+        ]
+    );
+    // With the host in blocks and its followers in one window each, the same chain after its last round.
+    let blocks = two.replace("[load]", "[load]\nblocks = 2").replace("[scenario.page]", "[scenario.page]\nblocks = 1") + "blocks = 1\n";
+    let p = plan_with(&["--cores", "1", "--impl", "go"], &blocks, &[0, 1]).unwrap();
+    assert_eq!(
+        takeovers(&p),
+        [
+            ("go/hello/cores=1/c=150/r1", None),
+            ("go/hello/cores=1/c=150/r2", Some("go/hello/cores=1/c=150/r1")),
+            ("go/page/cores=1/c=100/r1", Some("go/hello/cores=1/c=150/r2")),
+            ("go/password/cores=1/c=128/r1", Some("go/page/cores=1/c=100/r1")),
+        ]
+    );
+}
+
+#[test]
 fn with_blocks_a_following_scenario_takes_the_last_window_s_server_in_its_own_rounds_right_after_the_host_s() {
     // A scenario between host and follower must not keep the host's servers waiting (their
     // database connections and memory): the follower's rounds move up behind the host's.
     let profile = CHAINED.replace("repeat = 2", "repeat = 1\n").replace("[load]", "[load]\nblocks = 2\nrewarm = \"250ms\"").replace("scenarios = [\"hello\", \"page\"]", "scenarios = [\"hello\", \"password\", \"page\"]");
     let p = plan_with(&["--cores", "1"], &profile, &[0, 1]).unwrap();
-    let order: Vec<(&str, Option<&str>)> = p.points.iter().map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()))).collect();
+    let order = takeovers(&p);
     assert_eq!(
         order,
         [
@@ -484,7 +517,7 @@ fn with_blocks_a_following_scenario_takes_the_last_window_s_server_in_its_own_ro
     // A follower of one window comes after the host's whole last round, not inside it.
     let single = profile.replace("[scenario.page]", "[scenario.page]\nblocks = 1");
     let p = plan_with(&["--cores", "1"], &single, &[0, 1]).unwrap();
-    let order: Vec<(&str, Option<&str>)> = p.points.iter().take(6).map(|p| (p.key.as_str(), p.after.as_ref().map(|a| a.point.as_str()))).collect();
+    let order = &takeovers(&p)[..6];
     assert_eq!(
         order,
         [

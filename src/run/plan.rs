@@ -76,6 +76,10 @@ fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<Poi
         (&a.implementation, a.cores, a.server_start(), &a.server_cpus, &a.database_cpus, &a.env, &a.server_addr, &a.server_netns)
             == (&b.implementation, b.cores, b.server_start(), &b.server_cpus, &b.database_cpus, &b.env, &b.server_addr, &b.server_netns)
     };
+    // A point of `host`'s scenario, or of any scenario following it, at `p`'s core count and server start.
+    let on_host = |q: &PointSpec, p: &PointSpec, host: &str| {
+        q.cores == p.cores && q.server_start() == p.server_start() && (q.scenario == host || follows.get(&q.scenario).is_some_and(|f| f.host == host))
+    };
     let mut out: Vec<PointSpec> = Vec::with_capacity(points.len());
     for mut p in points {
         let Some(follow) = follows.get(&p.scenario) else {
@@ -89,7 +93,7 @@ fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<Poi
             {
                 p.after = Some(After { point: host.key.clone(), warmup_s: follow.warmup_s, warmup_max_s: p.warmup_max_s });
             }
-            let at = out.iter().rposition(|q| q.cores == p.cores && q.server_start() == p.server_start() && (q.scenario == follow.host || q.scenario == p.scenario));
+            let at = out.iter().rposition(|q| on_host(q, &p, &follow.host));
             out.insert(at.map_or(out.len(), |i| i + 1), p);
             continue;
         }
@@ -97,17 +101,22 @@ fn chain(points: Vec<PointSpec>, follows: &BTreeMap<String, Follows>) -> Vec<Poi
             out.push(p);
             continue;
         };
-        let host = out[at].key.clone();
+        // The server's last point so far: the host's, or a follower's that took it over.
+        let mut last = at;
+        while let Some(j) = out.iter().position(|q| q.after.as_ref().is_some_and(|a| a.point == out[last].key)) {
+            last = j;
+        }
+        let takeover = out[last].key.clone();
         if out[at].start > 0 {
             // A host in blocks: behind its whole last round (and the followers already there),
             // so that no round of it is stretched by other points.
-            at = out.iter().rposition(|q| q.cores == p.cores && q.server_start() == p.server_start() && (q.scenario == follow.host || q.scenario == p.scenario)).unwrap_or(at);
+            at = out.iter().rposition(|q| on_host(q, &p, &follow.host)).unwrap_or(at);
         } else {
             while out.get(at + 1).and_then(|q| q.after.as_ref()).is_some_and(|a| a.point == out[at].key) {
                 at += 1;
             }
         }
-        p.after = Some(After { point: host, warmup_s: follow.warmup_s, warmup_max_s: p.warmup_max_s });
+        p.after = Some(After { point: takeover, warmup_s: follow.warmup_s, warmup_max_s: p.warmup_max_s });
         out.insert(at + 1, p);
     }
     out
