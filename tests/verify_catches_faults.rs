@@ -15,8 +15,15 @@ fn page() -> Vec<u8> {
 
 fn verify(faults: &[Fault], only: Option<&str>) -> Vec<Outcome> {
     let addr = refserver::start(faults, page(), LONGPOLL_MS, PAGE_DELAY_MS);
-    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None };
+    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None, faults: false };
     verify::run_checks(addr, settings, only, &Default::default(), || Ok(()), |_| {})
+}
+
+/// The checks of SPEC §9's fault routes, on a reference server started with them on.
+fn verify_faults_on(faults: &[Fault]) -> Vec<Outcome> {
+    let addr = refserver::start_faults_on(faults, page());
+    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None, faults: true };
+    verify::run_checks(addr, settings, None, &Default::default(), || Ok(()), |_| {})
 }
 
 fn failed(outcomes: &[Outcome]) -> Vec<&'static str> {
@@ -37,8 +44,10 @@ fn a_conforming_server_passes_every_check() {
     assert!(not_passed.is_empty(), "{not_passed:#?}");
     // longpoll ran alongside the checks before it, yet is reported at its place with its own time.
     let ids: Vec<&str> = outcomes.iter().map(|o| o.id).collect();
-    // Every check but those of SPEC §8, which need a database (tests/verify_database.rs).
-    let expected: Vec<&str> = verify::checks::all().iter().map(|c| c.id).filter(|id| !verify::checks::needs_database(id)).collect();
+    // Every check but those of SPEC §8, which need a database (tests/verify_database.rs), and those
+    // of §9's fault routes, which need a server started with them.
+    let expected: Vec<&str> =
+        verify::checks::all().iter().map(|c| c.id).filter(|id| !verify::checks::needs_database(id) && !verify::checks::needs_faults(id)).collect();
     assert_eq!(ids, expected);
     let longpoll = outcomes.iter().find(|o| o.id == "longpoll").unwrap();
     assert!(longpoll.millis >= u128::from(LONGPOLL_MS) - 50, "{longpoll:?}");
@@ -134,4 +143,32 @@ fn a_400_in_http11_to_an_unknown_version_passes_unknown_version() {
     // The conforming refserver refuses any request line that is not HTTP/1.x with `HTTP/1.1 400`.
     let outcomes = verify(&[], Some("unknown-version"));
     assert_eq!(outcomes.iter().map(|o| (o.id, o.status)).collect::<Vec<_>>(), [("unknown-version", Status::Pass)]);
+}
+
+#[test]
+fn a_server_with_the_fault_routes_on_passes_their_checks_alone() {
+    let outcomes = verify_faults_on(&[]);
+    assert_eq!(outcomes.iter().map(|o| (o.id, o.status)).collect::<Vec<_>>(), [("fault-spin", Status::Pass), ("fault-panic", Status::Pass)], "{outcomes:#?}");
+    // The spin's 200 ms, then four 400s.
+    assert!(outcomes[0].millis >= 200, "{:?}", outcomes[0]);
+}
+
+#[test]
+fn fault_routes_without_the_switch_fail_fault_off() {
+    let outcomes = verify(&[Fault::UnswitchedFaultRoutes], Some("fault"));
+    assert_eq!(failed(&outcomes), ["fault-off"]);
+    assert!(detail(&outcomes, "fault-off").contains("without CONCUR_FAULTS=1"), "{}", detail(&outcomes, "fault-off"));
+}
+
+#[test]
+fn a_spin_that_answers_at_once_fails_fault_spin() {
+    let outcomes = verify_faults_on(&[Fault::SpinsNot]);
+    assert_eq!(failed(&outcomes), ["fault-spin"]);
+    assert!(detail(&outcomes, "fault-spin").contains("compute for the whole 200 ms"), "{}", detail(&outcomes, "fault-spin"));
+}
+
+#[test]
+fn a_panic_answered_as_a_success_fails_fault_panic() {
+    let outcomes = verify_faults_on(&[Fault::PanicAnswered]);
+    assert_eq!(failed(&outcomes), ["fault-panic"]);
 }

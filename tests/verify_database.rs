@@ -66,7 +66,7 @@ fn start(mode: &str) -> Cheat {
 
 fn verify(addr: SocketAddr, only: &str) -> Vec<Outcome> {
     let db = DbSettings { admin_url: database::shared().admin_url(), pool: 16, slow_ms: 20 };
-    let settings = Settings { page_delay_ms: 600, page_every: 10, longpoll_ms: 2000, processes: 1, page_bytes: vec![], pgid: None, db: Some(db) };
+    let settings = Settings { page_delay_ms: 600, page_every: 10, longpoll_ms: 2000, processes: 1, page_bytes: vec![], pgid: None, db: Some(db), faults: false };
     verify::run_checks(addr, settings, Some(only), &Default::default(), || Ok(()), |_| {})
 }
 
@@ -133,23 +133,52 @@ fn a_server_that_queues_its_503s_on_its_pool_fails_the_burst_while_the_database_
     assert_eq!(status(&verify(honest.1, "db-row"), "db-row").0, Status::Pass);
 }
 
-#[test]
-fn a_verification_that_asks_no_database_check_starts_no_database() {
-    if tools::require(&tools::PYTHON3).is_none() {
-        return;
-    }
+/// A repository whose one implementation, `fake`, is tests/support/fake_server.py started with `marker`.
+fn python_fake(marker: &str) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("impls/http/fake");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
     std::fs::write(dir.join("server.py"), include_str!("support/fake_server.py")).unwrap();
-    let manifest = "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
-                    [start]\ncommand = \"python3 server.py {port} concur-test-no-db\"\n";
+    let manifest = format!(
+        "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
+         [start]\ncommand = \"python3 server.py {{port}} {marker}\"\n"
+    );
     std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+    root
+}
+
+#[test]
+fn a_verification_that_asks_no_database_check_starts_no_database() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = python_fake("concur-test-no-db");
     let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["verify", "fake", "--cores", "1", "--only", "root", "--root"]).arg(root.path()).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
     assert!(text.contains("1 pass, 0 warn, 0 fail\n"), "{text}");
     assert!(text.contains("== fake (CONCUR_CORES=1)\n") && text.contains("\n  done in "), "each verification says how long it took: {text}");
     assert!(!text.contains("== database:") && !root.path().join("results/postgres").exists(), "no database is started for it: {text}");
+}
+
+#[test]
+fn the_fault_routes_are_checked_on_a_server_of_their_own_and_never_inherited() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = python_fake("concur-test-faults");
+    // CONCUR_FAULTS=1 in concur's own environment must not reach the server of the other checks.
+    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+        .args(["verify", "fake", "--cores", "1", "--only", "fault", "--root"])
+        .arg(root.path())
+        .env("CONCUR_FAULTS", "1")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("3 pass, 0 warn, 0 fail\n"), "{text}");
+    for id in ["fault-off", "fault-spin", "fault-panic"] {
+        assert!(text.contains(&format!("pass  {id}")), "{id}: {text}");
+    }
 }

@@ -28,6 +28,9 @@ pub struct ServeArgs {
     /// CONCUR_CORES for the implementation
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cores: u32,
+    /// Switch on the fault routes of spec/SPEC.md §9 (CONCUR_FAULTS=1): /fault/panic and /fault/spin
+    #[arg(long)]
+    pub faults: bool,
 }
 
 #[derive(Debug, Args)]
@@ -83,7 +86,7 @@ impl ListArgs {
 
 impl ServeArgs {
     pub fn run(self) -> Result<ExitCode> {
-        crate::server::serve_command(self.root.get(), &self.name, self.port, self.cores)
+        crate::server::serve_command(self.root.get(), &self.name, self.port, self.cores, self.faults)
     }
 }
 

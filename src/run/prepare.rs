@@ -43,7 +43,8 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
     println!("{}: building and verifying at CONCUR_CORES={cores} …", imp.name());
     let started = Instant::now();
     // Failures are printed after the whole verification, so that one cut short by Ctrl-C is never shown.
-    let report = verify::verify_impl(imp, root, cores, None, None, |_| {});
+    // The fault routes are not checked: no scenario of a run asks for them yet.
+    let report = verify::verify_impl(imp, root, cores, None, false, None, |_| {});
     if crate::host::interrupt::stopping() {
         return record(ImplStatus::Failed, Some("interrupted during verification".into()), version);
     }

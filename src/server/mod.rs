@@ -52,6 +52,14 @@ pub struct Server {
     pub log: Option<PathBuf>,
 }
 
+/// The variable that switches on the fault routes of spec/SPEC.md §9.
+pub const FAULTS_VAR: &str = "CONCUR_FAULTS";
+
+/// The fault routes switched on, as a launch's environment carries it.
+pub fn faults_on() -> (String, String) {
+    (FAULTS_VAR.into(), "1".into())
+}
+
 /// Environment every implementation process gets, whatever the command.
 pub fn spec_env(root: &Path) -> Vec<(String, String)> {
     let page = root.join("spec/static/hello.html");
@@ -74,6 +82,8 @@ impl Server {
         };
         cmd.arg("-c").arg(format!("exec {}", fill(&m.start.command))).current_dir(&imp.dir);
         cmd.env("PORT", launch.port.to_string()).env("CONCUR_CORES", launch.cores.to_string());
+        // The fault routes (spec/SPEC.md §9) only where a launch asks for them, never inherited.
+        cmd.env_remove(FAULTS_VAR);
         for (k, v) in spec_env(root) {
             cmd.env(k, v);
         }
@@ -177,7 +187,7 @@ fn probe_root(addr: SocketAddr) -> bool {
 }
 
 /// `concur serve`: implementation `name` on `port` with `CONCUR_CORES=cores`, in the foreground.
-pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> Result<ExitCode> {
+pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32, faults: bool) -> Result<ExitCode> {
     let root = impls::find_root(root)?;
     let all = impls::discover(&root)?;
     let imp = all.iter().find(|i| i.name() == name).with_context(|| format!("no implementation named '{name}' (see `concur list`)"))?;
@@ -194,12 +204,16 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32) -> 
         env = crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS);
         eprintln!("concur: {} gets CONCUR_DB_URL={}", imp.name(), cluster.url());
     }
+    if faults {
+        env.push(faults_on());
+    }
     let launch = Launch { port, cores, env, cpus: None, log: None, netns: None };
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
     // One write: the server shares this standard error, and eprintln! writes a line in pieces that
     // the server's own output could land between (a script waiting for this line would miss it).
-    let ready = format!("concur: {} serving on http://{} with CONCUR_CORES={} (Ctrl-C stops it)\n", imp.name(), server.addr, cores);
+    let with = if faults { " and CONCUR_FAULTS=1" } else { "" };
+    let ready = format!("concur: {} serving on http://{} with CONCUR_CORES={}{with} (Ctrl-C stops it)\n", imp.name(), server.addr, cores);
     let _ = std::io::Write::write_all(&mut std::io::stderr(), ready.as_bytes());
     let status = server.child.wait();
     // A server dying while the handler stops its group is not a failure: the

@@ -109,13 +109,15 @@ pub type KnownFailures = BTreeMap<String, String>;
 /// Runs the checks (all, or those whose id contains one of the comma-separated parts of `only`) against a server at `addr`;
 /// a failure of a check in `known` becomes [`Status::Known`] with the declared reason.
 /// `alive` is asked between checks; once it says no, the rest fail with that reason.
-/// The checks of SPEC §8 run only when `settings` has a database.
+/// The checks of SPEC §8 run only when `settings` has a database; those of §9's fault routes only
+/// when it says the server was started with them, and then alone.
 pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, known: &KnownFailures, mut alive: impl FnMut() -> Result<(), String>, mut on_outcome: impl FnMut(&Outcome)) -> Vec<Outcome> {
-    let with_database = settings.db.is_some();
+    let (with_database, faults) = (settings.db.is_some(), settings.faults);
     let ctx = checks::Ctx::new(addr, settings);
     let chosen: Vec<checks::Check> = checks::all()
         .into_iter()
         .filter(|c| with_database || !checks::needs_database(c.id))
+        .filter(|c| checks::needs_faults(c.id) == faults)
         .filter(|c| chosen_by(only, c.id))
         .collect();
     let run = |check: &checks::Check| {
@@ -156,8 +158,10 @@ pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, know
 }
 
 /// Builds, starts, checks and stops one implementation at `cores`, giving it
-/// `database` when there is one (without, SPEC §8's checks are left out).
-pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
+/// `database` when there is one (without, SPEC §8's checks are left out);
+/// with `faults`, then starts it again with the fault routes on (SPEC §9)
+/// and checks them.
+pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, faults: bool, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
     let routes = DatabaseRoutes::of(database.is_some(), only);
     let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, database: routes, outcomes: vec![] };
     let tmp = std::env::temp_dir();
@@ -170,29 +174,41 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Opti
         report.error = Some(format!("{e:#}"));
         return report;
     }
-    let started = start_for_checks(imp, root, cores, database, &tmp.join(format!("concur-verify-{}-{cores}-{tag}.log", imp.name())));
-    let mut server = match started {
-        Ok(s) => s,
-        Err(e) => {
-            report.error = Some(format!("{e:#}"));
-            return report;
-        }
-    };
-    let db = database.map(|c| DbSettings { admin_url: c.admin_url(), pool: db_pool(cores), slow_ms: DB_SLOW_MS });
-    let settings = settings_for(root, cores, Some(server.pgid()), db);
-    let addr = server.addr;
+    let log = |kind: &str| tmp.join(format!("concur-verify{kind}-{}-{cores}-{tag}.log", imp.name()));
     let known = &imp.manifest.known_failures;
-    let outcomes = run_checks(addr, settings, only, known, || if server.is_running() { Ok(()) } else { Err(format!("the server exited during verification{}", server.log_tail())) }, &mut on_outcome);
-    report.outcomes = outcomes;
-    server.stop(Duration::from_secs(5));
+    // The server of SPEC §6 (and §8), then, when asked, one with the fault routes and no database.
+    let mut passes = vec![(false, database)];
+    if faults && checks::all().iter().any(|c| checks::needs_faults(c.id) && chosen_by(only, c.id)) {
+        passes.push((true, None));
+    }
+    for (faults, database) in passes {
+        let started = start_for_checks(imp, root, cores, database, faults, &log(if faults { "-faults" } else { "" }));
+        let mut server = match started {
+            Ok(s) => s,
+            Err(e) => {
+                report.error = Some(format!("{e:#}"));
+                return report;
+            }
+        };
+        let db = database.map(|c| DbSettings { admin_url: c.admin_url(), pool: db_pool(cores), slow_ms: DB_SLOW_MS });
+        let mut settings = settings_for(root, cores, Some(server.pgid()), db);
+        settings.faults = faults;
+        let addr = server.addr;
+        let alive = || if server.is_running() { Ok(()) } else { Err(format!("the server exited during verification{}", server.log_tail())) };
+        report.outcomes.extend(run_checks(addr, settings, only, known, alive, &mut on_outcome));
+        server.stop(Duration::from_secs(5));
+    }
     report
 }
 
-fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, log: &Path) -> Result<Server> {
+fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, faults: bool, log: &Path) -> Result<Server> {
     let port = server::free_port()?;
     let mut env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
     if let Some(cluster) = database {
         env.extend(crate::db::server_env(&cluster.url(), db_pool(cores), DB_SLOW_MS));
+    }
+    if faults {
+        env.push(server::faults_on());
     }
     let launch = Launch { port, cores, env, cpus: None, log: Some(log.to_path_buf()), netns: None };
     let mut server = Server::start(imp, root, &launch)?;
@@ -203,7 +219,7 @@ fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Opt
 /// The settings a server started by `verify` runs with.
 pub fn settings_for(root: &Path, cores: u32, pgid: Option<i32>, db: Option<DbSettings>) -> Settings {
     let page_bytes = std::fs::read(root.join("spec/static/hello.html")).unwrap_or_default();
-    Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid, db }
+    Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid, db, faults: false }
 }
 
 /// `concur verify --list-checks`.
@@ -240,8 +256,8 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
             let started = std::time::Instant::now();
             let report = match &cluster {
                 Some(Err(e)) => Report { name: imp.name().into(), cores, error: Some(e.clone()), skipped: false, database: DatabaseRoutes::Checked, outcomes: vec![] },
-                Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), only, print_outcome),
-                None => verify_impl(imp, &root, cores, None, only, print_outcome),
+                Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), true, only, print_outcome),
+                None => verify_impl(imp, &root, cores, None, true, only, print_outcome),
             };
             if let Some(e) = &report.error {
                 println!("  FAIL  {e}");

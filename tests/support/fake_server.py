@@ -13,6 +13,9 @@
 # --only-root    every path but / is 404
 # --peers FILE   appends the address of every client that connects to FILE
 # MARKER         an argument only one test's servers carry, to find them in /proc
+#
+# The fault routes of spec/SPEC.md §9 exist with CONCUR_FAULTS=1 (a panic raises
+# in the handler, which closes its connection; a spin computes), else are 404.
 import os, sys, time, threading, http.server
 
 
@@ -27,6 +30,7 @@ PEERS = option("--peers")
 POOL = threading.BoundedSemaphore(int(option("--pool"))) if option("--pool") else None
 ONLY_ROOT = "--only-root" in sys.argv
 WAIT_S = int(os.environ.get("CONCUR_LONGPOLL_MS", "5000")) / 1000
+FAULTS = os.environ.get("CONCUR_FAULTS") == "1"
 T0 = time.monotonic()
 lock = threading.Lock()
 free = [0.0]
@@ -50,7 +54,30 @@ class Hello(http.server.BaseHTTPRequestHandler):
             with open(PEERS, "a") as f:
                 f.write(self.client_address[0] + "\n")
 
+    def reply(self, status, body):
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def fault(self):
+        path, _, query = self.path.partition("?")
+        if not FAULTS or path not in ("/fault/panic", "/fault/spin"):
+            return self.reply(404, b"not found")
+        if path == "/fault/panic":
+            raise RuntimeError("fault: panic")
+        ms = query[3:] if query.startswith("ms=") else ""
+        if not ms.isdigit() or int(ms) > 10000:
+            return self.reply(400, b"ms must be an integer from 0 to 10000")
+        end = time.monotonic() + int(ms) / 1000
+        while time.monotonic() < end:
+            pass
+        self.reply(200, b"OK")
+
     def do_GET(self):
+        if self.path.startswith("/fault/"):
+            return self.fault()
         if STALL and self.path != "/":
             time.sleep(60)
         if CAPACITY:

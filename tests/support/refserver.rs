@@ -43,6 +43,12 @@ pub enum Fault {
     /// Takes any `HTTP/x.y` request line and answers in the request's
     /// version, as Netty under Ktor did (`HTTP/9.9 200 OK`).
     EchoesVersion,
+    /// The fault routes (SPEC §9) answer even without `CONCUR_FAULTS=1`.
+    UnswitchedFaultRoutes,
+    /// `/fault/spin` answers at once, whatever its `ms`.
+    SpinsNot,
+    /// `/fault/panic` answers 200 instead of failing.
+    PanicAnswered,
 }
 
 struct State {
@@ -56,6 +62,8 @@ struct State {
     page: Vec<u8>,
     longpoll: Duration,
     page_delay: Duration,
+    /// Started with `CONCUR_FAULTS=1`: the routes of SPEC §9 exist.
+    fault_routes: bool,
 }
 
 impl State {
@@ -69,6 +77,15 @@ const MIB: usize = 1 << 20;
 
 /// Starts the server on a port chosen by the OS, with the verifier's settings.
 pub fn start(faults: &[Fault], page: Vec<u8>, longpoll_ms: u64, page_delay_ms: u64) -> SocketAddr {
+    start_with(faults, page, longpoll_ms, page_delay_ms, false)
+}
+
+/// As [`start`], with the fault routes of SPEC §9 switched on (`CONCUR_FAULTS=1`).
+pub fn start_faults_on(faults: &[Fault], page: Vec<u8>) -> SocketAddr {
+    start_with(faults, page, 2000, 600, true)
+}
+
+fn start_with(faults: &[Fault], page: Vec<u8>, longpoll_ms: u64, page_delay_ms: u64, fault_routes: bool) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().unwrap();
     let state = Arc::new(State {
@@ -81,6 +98,7 @@ pub fn start(faults: &[Fault], page: Vec<u8>, longpoll_ms: u64, page_delay_ms: u
         page,
         longpoll: Duration::from_millis(longpoll_ms),
         page_delay: Duration::from_millis(page_delay_ms),
+        fault_routes,
     });
     std::thread::spawn(move || {
         for stream in listener.incoming() {
@@ -99,6 +117,7 @@ struct Req {
     version: String,
     method: String,
     path: String,
+    query: String,
     close: bool,
     body: Vec<u8>,
 }
@@ -192,8 +211,8 @@ fn read_request(reader: &mut BufReader<TcpStream>, out: &mut TcpStream, limit: u
         Vec::new()
     };
     let path = target.strip_prefix("http://").map(|rest| rest.find('/').map_or("/", |i| &rest[i..])).unwrap_or(target);
-    let path = path.split('?').next().unwrap_or("").to_string();
-    Ok(Req { version: version.to_string(), method: method.to_string(), path, close, body })
+    let (path, query) = path.split_once('?').unwrap_or((path, ""));
+    Ok(Req { version: version.to_string(), method: method.to_string(), path: path.to_string(), query: query.to_string(), close, body })
 }
 
 fn read_chunked(reader: &mut BufReader<TcpStream>, limit: usize) -> Result<Vec<u8>, ReadErr> {
@@ -249,6 +268,9 @@ fn text(status: u16, s: &str) -> Answer {
 
 fn route(req: &Req, state: &State, local_users: &mut HashMap<String, Value>) -> Answer {
     let method = req.method.as_str();
+    if req.path.starts_with("/fault/") && (state.fault_routes || state.has(Fault::UnswitchedFaultRoutes)) {
+        return fault_route(req, state);
+    }
     let fixed: &[(&str, &str)] = &[("/", "GET"), ("/json", "GET"), ("/page", "GET"), ("/longPoll", "GET")];
     if let Some((_, want)) = fixed.iter().find(|(p, _)| *p == req.path) {
         if method != *want {
@@ -308,6 +330,24 @@ fn route(req: &Req, state: &State, local_users: &mut HashMap<String, Value>) -> 
         }
         Some(hash) if bcrypt::verify(password, &hash).unwrap_or(false) => text(200, "OK"),
         Some(_) => text(403, "wrong password"),
+    }
+}
+
+/// SPEC §9: the panic unwinds this connection's thread, as a handler's would; the spin computes.
+fn fault_route(req: &Req, state: &State) -> Answer {
+    match req.path.as_str() {
+        "/fault/panic" if state.has(Fault::PanicAnswered) => text(200, "OK"),
+        "/fault/panic" => panic!("fault: panic"),
+        "/fault/spin" => {
+            let ms = req.query.strip_prefix("ms=").and_then(|n| n.parse::<u64>().ok()).filter(|ms| *ms <= 10_000);
+            let Some(ms) = ms else { return text(400, "ms must be an integer from 0 to 10000") };
+            let started = std::time::Instant::now();
+            while !state.has(Fault::SpinsNot) && started.elapsed() < Duration::from_millis(ms) {
+                std::hint::spin_loop();
+            }
+            text(200, "OK")
+        }
+        _ => text(404, "not found"),
     }
 }
 

@@ -7,6 +7,7 @@ mod bad_input;
 mod concurrency;
 mod database;
 mod database_cost;
+mod faults;
 mod fortunes;
 mod protocol;
 mod routes;
@@ -32,6 +33,8 @@ pub struct Settings {
     pub pgid: Option<i32>,
     /// The database the server was given (SPEC §8); `None`: the checks of §8 do not run.
     pub db: Option<DbSettings>,
+    /// Started with `CONCUR_FAULTS=1` (SPEC §9): only the checks of the fault routes run.
+    pub faults: bool,
 }
 
 /// The database a server under verification uses, as the checks of SPEC §8 assume it.
@@ -82,15 +85,18 @@ pub struct Outcome {
     pub declared: Option<String>,
 }
 
-/// Every check, in the order they run. `headers` comes last: it judges the
-/// responses all the others collected.
+/// Every check, in the order they run. `headers` comes last of those on the
+/// server of §6: it judges the responses all the others collected; the
+/// fault routes' checks follow, on a server of their own.
 pub fn all() -> Vec<Check> {
     let mut checks = routes::checks();
     checks.extend(bad_input::checks());
     checks.extend(protocol::checks());
     checks.extend(concurrency::checks());
     checks.extend(database_checks());
+    checks.push(faults::off());
     checks.push(Check { id: "headers", section: "§4", about: "every response has Content-Length or chunked framing, Content-Type, Date and Server", run: headers_seen });
+    checks.extend(faults::on());
     checks
 }
 
@@ -112,6 +118,11 @@ fn database_checks() -> Vec<Check> {
 /// Whether check `id` is one of SPEC §8's.
 pub fn needs_database(id: &str) -> bool {
     database_checks().iter().any(|c| c.id == id)
+}
+
+/// Whether check `id` runs on a server of its own started with `CONCUR_FAULTS=1` (SPEC §9).
+pub fn needs_faults(id: &str) -> bool {
+    faults::on().iter().any(|c| c.id == id)
 }
 
 /// The ids of [`all`], in order: what a manifest's `[known_failures]` may name.
