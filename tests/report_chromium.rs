@@ -1,10 +1,13 @@
 //! The report as a browser shows it: headless Chromium (Debian's `chromium`,
 //! installed by scripts/setup.sh) loads index.html from disk with the
 //! network off, and the charts must be in its DOM and on its screenshot in
-//! each implementation's colour. A second report, of twenty implementations
-//! across the six concurrency models, must open with the ranking, group its
-//! warnings, keep every legend beside its plot, give every implementation a
-//! section and put all twenty colours on the screen; the report and its
+//! each implementation's colour, and a scenario of one core count has no
+//! chart against cores. A second report, of twenty implementations across
+//! the six concurrency models, must open with its contents and the ranking's
+//! pictures on the first screen, link every h2 from the contents, fold its
+//! long tables, group its warnings, keep every legend beside its plot, give
+//! every implementation a section and put all twenty colours on the screen;
+//! the report and its
 //! screenshot are kept in cargo's test temp folder
 //! (target/tmp/report-twenty/) for a person to look at. A missing Chromium fails the test (see
 //! `support/tools.rs`).
@@ -84,7 +87,11 @@ fn chromium_draws_the_charts() {
 
     let dom = headless(&browser, &dir.path().join("profile-dom"), &["--dump-dom"], &page);
     let dom = String::from_utf8_lossy(&dom.stdout);
-    assert_eq!(dom.matches("<svg").count(), 7, "three scenarios (hello, page, db), two charts each, and the clients held:\n{}", &dom[..dom.len().min(2000)]);
+    // Five pictures at a glance (hello and page at 1 and 2 cores, db at 1), hello's and page's two charts against cores, and the clients held.
+    assert_eq!(dom.matches("<svg").count(), 10, "{}", &dom[..dom.len().min(2000)]);
+    let svgs = charts(&dom);
+    assert!(svgs.iter().any(|svg| svg.starts_with("class=\"chart dots\"") && svg.contains("db (c=64) at 1 core: successful requests/s")), "db's picture at a glance");
+    assert!(!svgs.iter().any(|svg| svg.contains("db (c=64): ")), "db was measured at one core count: no chart against cores");
     assert!(dom.contains("server memory per waiting client (KiB)"), "the clients-held chart is drawn");
     assert!(dom.contains("<polyline") && dom.contains("successful requests/s"), "the charts hold lines and captions");
     assert!(!dom.contains("chart not drawn"), "a chart failed to render");
@@ -98,6 +105,16 @@ fn chromium_draws_the_charts() {
     assert!(alpha > 200 && beta > 200, "the lines of alpha (green: {alpha} px) and beta (blue: {beta} px) should be drawn");
 }
 
+/// Every inline chart, from its attributes to its end.
+fn charts(html: &str) -> Vec<&str> {
+    html.split("<svg ").skip(1).map(|svg| svg.split("</svg>").next().unwrap()).collect()
+}
+
+/// The text of each `<text>` of an SVG, trimmed.
+fn texts(svg: &str) -> Vec<&str> {
+    svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split("</text>").next()?.trim())).collect()
+}
+
 /// `name="value"` of an SVG or HTML tag.
 fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     tag.split(&format!(" {name}=\"")).nth(1).and_then(|s| s.split('"').next())
@@ -107,10 +124,11 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 type Legend<'a> = ([i32; 4], Vec<(&'a str, i32, i32)>);
 
 fn legends<'a>(html: &'a str, names: &[&'a str]) -> Vec<Legend<'a>> {
-    html.split("<svg ")
-        .skip(1)
+    charts(html)
+        .into_iter()
+        // The charts against cores; At a glance's pictures name implementations on their rows.
+        .filter(|svg| svg.starts_with("class=\"chart\""))
         .map(|svg| {
-            let svg = svg.split("</svg>").next().unwrap();
             let area: Vec<i32> = attr(svg, "data-plot-area").expect("every chart states its plot area").split(',').map(|v| v.parse().unwrap()).collect();
             let texts = svg
                 .split("<text")
@@ -141,9 +159,12 @@ fn twenty_implementations_read_at_a_glance() {
     let html = std::fs::read_to_string(&page).unwrap();
     let names: Vec<&str> = results::TWENTY.iter().map(|t| t.0).collect();
 
-    // The ranking first, then the warnings, one line per kind, then the results.
+    // The ranking first, then the warnings, one line per kind, then the results (every heading has its anchor).
     let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("index.html lacks {needle:?}"));
-    assert!(at("<h2>At a glance</h2>") < at("<summary>Warnings") && at("<summary>Warnings") < at("<h2>Results by scenario</h2>"));
+    assert!(at("<h2 id=\"at-a-glance\">At a glance</h2>") < at("<summary>Warnings") && at("<summary>Warnings") < at("<h2 id=\"results-by-scenario\">Results by scenario</h2>"));
+    first_screen(&html, &names);
+    contents(&html);
+    folded(&html);
     assert!(html.contains("<summary>Warnings (38 in 6 kind(s))</summary>"), "six kinds: not measured, known deviations, a failed point, saturation, target rate, a run note");
     for kind in [
         "<summary>generator saturated in 6 points: rust-axum 3, rust-tokio 3</summary>",
@@ -180,7 +201,7 @@ fn twenty_implementations_read_at_a_glance() {
         assert!(marked, "no section for {name}");
         assert!(html.contains(&format!("<a href=\"../../impls/http/{name}/README.md\">")), "no README link for {name}");
     }
-    assert!(html.contains("<h4>go-nethttp: every point (18)</h4>") && html.contains("<h4>go-nethttp: results</h4>"));
+    assert!(html.contains("<h4 id=\"go-nethttp-every-point-18\">go-nethttp: every point (18)</h4>") && html.contains("<h4 id=\"go-nethttp-results\">go-nethttp: results</h4>"));
 
     // Small multiples: one throughput and one latency chart per model and scenario; legends beside the plot.
     let charts = legends(&html, &names);
@@ -206,4 +227,64 @@ fn twenty_implementations_read_at_a_glance() {
     let p = palette(&models);
     let drawn: Vec<(&str, usize)> = names.iter().map(|n| (*n, image.count(rgb(&p, n)))).collect();
     assert!(drawn.iter().all(|(_, px)| *px >= 40), "every implementation's colour should be on the screenshot: {drawn:?}");
+
+    // The first screen alone shows every implementation's dot at a glance.
+    let shot = kept.join("report-twenty-first-screen.png");
+    let (w, h) = (1280, 1000);
+    let out = headless(&browser, &dir.path().join("profile-first"), &["--hide-scrollbars", &format!("--window-size={w},{h}"), &format!("--screenshot={}", shot.display())], &page);
+    assert!(shot.exists(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+    let image = decode(&shot);
+    let drawn: Vec<(&str, usize)> = names.iter().map(|n| (*n, image.count(rgb(&p, n)))).collect();
+    assert!(drawn.iter().all(|(_, px)| *px >= 20), "every implementation's dot should be on the first screen: {drawn:?}");
+}
+
+/// At a glance opens with one picture per scenario and core count, before how orders are
+/// decided and before the results: every implementation a row, best first, its ranks beside it.
+fn first_screen(html: &str, names: &[&str]) {
+    let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("index.html lacks {needle:?}"));
+    let pictures: Vec<&str> = charts(html).into_iter().filter(|svg| svg.starts_with("class=\"chart dots\"")).collect();
+    assert_eq!(pictures.len(), 2 * 3, "hello and page at 1, 2 and 4 cores");
+    let first = at("<svg class=\"chart dots\"");
+    assert!(at("<h2 id=\"at-a-glance\">") < first && first < at("<summary>How orders and ties are decided</summary>"), "the pictures come before how to read them");
+    assert!(html.rfind("<svg class=\"chart dots\"").unwrap() < at("<h2 id=\"results-by-scenario\">"));
+    assert!(at("Each picture ranks the implementations") < at("<summary>How orders and ties are decided</summary>"), "the pictures' key is beside them");
+    let hello = pictures.iter().find(|svg| svg.contains("hello (c=50) at 1 core: successful requests/s")).expect("hello's picture at 1 core");
+    let rows = texts(hello);
+    let row = |name: &str| rows.iter().position(|t| ["", " ◦", " †"].iter().any(|mark| *t == format!("{name}{mark}"))).unwrap_or_else(|| panic!("no row for {name}: {rows:?}"));
+    assert!(names.iter().all(|n| row(n) > 0), "every implementation has a row");
+    assert!(row("rust-axum") < row("rust-tokio") && row("rust-tokio") < row("ruby-rails"), "best first: {rows:?}");
+    assert_eq!(rows[row("rust-axum") - 1], "1", "the rank beside the leader's name");
+    let four = pictures.iter().find(|svg| svg.contains("hello (c=50) at 4 cores")).expect("hello's picture at 4 cores");
+    assert!(texts(four).windows(2).any(|w| w == ["1–2", "rust-axum ⚠"]), "a rank range and the generator's limit beside a name: {:?}", texts(four));
+}
+
+/// Contents after the headline link to every h2 by its anchor; every anchor is unique.
+fn contents(html: &str) {
+    let nav = html.split("<nav class=\"contents\"").nth(1).and_then(|s| s.split("</nav>").next()).expect("the contents");
+    assert!(html.find("<nav class=\"contents\"") < html.find("<h2 "), "the contents come before the first section");
+    let h2: Vec<&str> = html.split("<h2").skip(1).map(|h| attr(h.split('>').next().unwrap(), "id").expect("every h2 has an id")).collect();
+    assert!(h2.len() >= 6, "{h2:?}");
+    for id in &h2 {
+        assert!(nav.contains(&format!("href=\"#{id}\"")), "the contents lack a link to #{id}");
+    }
+    let mut ids: Vec<&str> = html.split(" id=\"").skip(1).filter_map(|s| s.split('"').next()).collect();
+    let all = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "an anchor is used twice");
+    assert!(nav.contains("<a href=\"#hello-c-50-2\">hello (c=50)</a>"), "a heading seen twice gets a second anchor: {nav}");
+}
+
+/// Tables longer than a screen are folded under their title, closed; the ranking at a glance is not.
+fn folded(html: &str) {
+    for (id, title, rows) in [
+        ("language-feature-comparison-thesis-table-3", "Language feature comparison (thesis Table 3)", 21),
+        ("hello-c-50-successful-requests-s", "hello (c=50): successful requests/s", 20),
+        ("go-nethttp-every-point-18", "go-nethttp: every point (18)", 18),
+    ] {
+        let summary = format!("<details class=\"table\">\n<summary><h4 id=\"{id}\">{title}</h4> <span>({rows} rows)</span></summary>");
+        assert!(html.contains(&summary), "index.html lacks {summary:?}");
+    }
+    let ranking = "<h4 id=\"hello-c-50-ranking\">hello (c=50): ranking</h4>";
+    assert!(html.contains(ranking) && !html.contains(&format!("<summary>{ranking}")), "the ranking at a glance (20 rows) stays open");
 }

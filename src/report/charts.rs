@@ -182,7 +182,7 @@ fn mesh<Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(chart: &mut Chart<'_, 
 }
 
 /// Axis numbers: `12k`, `1.5M`, `250`, `0.5`.
-fn short(v: f64) -> String {
+pub fn short(v: f64) -> String {
     let a = v.abs();
     if a >= 1e6 {
         format!("{}M", trim(v / 1e6))

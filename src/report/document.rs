@@ -1,7 +1,8 @@
 //! The report's content, in order, as blocks that both renderings walk:
-//! index.html shows the charts, summary.md the same text and tables without
-//! them. Deciding what goes where happens once, here: the headline, the
-//! ranking at a glance, the warnings grouped by kind, the results by
+//! index.html shows the charts and the contents, summary.md the same text
+//! and tables without them. Deciding what goes where happens once, here: the
+//! headline, the contents, the ranking at a glance (a picture per scenario
+//! and core count first), the warnings grouped by kind, the results by
 //! scenario, memory, the implementations compared and then one by one, and
 //! where the run ran.
 
@@ -15,6 +16,10 @@ pub enum Block {
     Table(Table),
     /// Inline SVG; summary.md leaves it out.
     Chart(String),
+    /// How to read the charts just above it; summary.md leaves it out with them.
+    ChartKey(String),
+    /// index.html's links to every h2 and h3 of the page; summary.md has none.
+    Contents,
     List(Vec<String>),
     /// A paragraph holding one link, relative to the report's folder.
     Link { text: String, href: String },
@@ -23,7 +28,7 @@ pub enum Block {
 }
 
 pub fn build(model: &Model) -> Vec<Block> {
-    let mut doc = vec![Block::Heading(1, format!("Concur report: run {} ({} profile)", model.run.id, model.run.profile)), Block::Para(headline(model))];
+    let mut doc = vec![Block::Heading(1, format!("Concur report: run {} ({} profile)", model.run.id, model.run.profile)), Block::Para(headline(model)), Block::Contents];
     doc.extend(glance::blocks(model));
     doc.extend(warnings_block(model));
     doc.push(Block::Heading(2, "Results by scenario".into()));
@@ -88,8 +93,12 @@ fn scenario(model: &Model, g: &Group, doc: &mut Vec<Block>) {
     if !g.description.is_empty() {
         doc.push(Block::Para(g.description.clone()));
     }
-    doc.extend(charts::throughput(model, g).into_iter().map(Block::Chart));
-    doc.extend(charts::latency(model, g).into_iter().map(Block::Chart));
+    // Against server cores, one core count is a single column of dots hiding one another:
+    // the tables and At a glance's picture say it.
+    if g.cores.len() > 1 {
+        doc.extend(charts::throughput(model, g).into_iter().map(Block::Chart));
+        doc.extend(charts::latency(model, g).into_iter().map(Block::Chart));
+    }
     doc.push(Block::Table(tables::throughput(model, g)));
     doc.push(Block::Table(tables::latency(model, g)));
     doc.extend(database::table(model, g).map(Block::Table));

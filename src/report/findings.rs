@@ -28,7 +28,7 @@ pub fn section(store: &Store, run_id: i64, root: &Path) -> Result<Vec<Block>> {
 
 /// Adds the section to a rendered report.
 pub fn append(r: super::Rendered, store: &Store, run_id: i64, root: &Path) -> Result<super::Rendered> {
-    Ok(super::append(r, &section(store, run_id, root)?))
+    Ok(super::append(r, section(store, run_id, root)?))
 }
 
 pub fn blocks(claims: &[Claim], verdicts: &[Verdict], results: &Results) -> Vec<Block> {

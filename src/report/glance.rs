@@ -1,13 +1,16 @@
-//! "At a glance", the report's first section: for each scenario and core
-//! count, the implementations ranked by median throughput with its 95%
-//! interval (the repeats' spread and the machine's noise floor; ranks and
-//! ties are `model`'s), their p99 latency beside it, and one sentence per
-//! core count written from those numbers: who leads and by how much, which
-//! are tied, who is last, how far p99 ranges. A sentence states an order
-//! only between ranks the intervals separate, and a ratio with the least
-//! the intervals allow. Nothing here is written per run by hand.
+//! "At a glance", the report's first section: a picture per scenario and
+//! core count (`dots`), how orders and ties are decided (folded in the
+//! HTML), then for each scenario and core count the implementations ranked
+//! by median throughput with its 95% interval (the repeats' spread and the
+//! machine's noise floor; ranks and ties are `model`'s), their p99 latency
+//! beside it, and one sentence per core count written from those numbers:
+//! who leads and by how much, which are tied, who is last, how far p99
+//! ranges. A sentence states an order only between ranks the intervals
+//! separate, and a ratio with the least the intervals allow. Nothing here
+//! is written per run by hand.
 
 use super::document::Block;
+use super::dots;
 use super::model::{Cell, Group, Model, cores_text};
 use super::table::{Table, ms_bounded, rate, thousands};
 use super::tables::flags;
@@ -64,7 +67,9 @@ pub fn blocks(model: &Model) -> Vec<Block> {
     if model.groups.is_empty() {
         return vec![];
     }
-    let mut doc = vec![Block::Heading(2, "At a glance".into()), Block::Para(how_to_read(model))];
+    let mut doc = vec![Block::Heading(2, "At a glance".into())];
+    doc.extend(pictures(model));
+    doc.push(Block::Details { summary: "How orders and ties are decided".into(), open: false, body: vec![Block::Para(how_to_read(model))] });
     for g in &model.groups {
         doc.push(Block::Heading(3, g.title()));
         doc.push(Block::List(g.cores.iter().map(|&k| sentence(model, g, k)).collect()));
@@ -75,13 +80,13 @@ pub fn blocks(model: &Model) -> Vec<Block> {
     doc
 }
 
-/// `3–5` for the ranks the intervals allow, `3` when they allow one.
-pub fn rank_text(c: &Cell) -> String {
-    match c.rank {
-        Some(r) if c.tied() => format!("{r}–{}", c.worst),
-        Some(r) => r.to_string(),
-        None => "✗".into(),
+/// One picture per scenario and core count, and how to read them.
+fn pictures(model: &Model) -> Vec<Block> {
+    let mut charts: Vec<Block> = model.groups.iter().flat_map(|g| g.cores.iter().filter_map(|&k| dots::ranking(model, g, k))).map(Block::Chart).collect();
+    if !charts.is_empty() {
+        charts.push(Block::ChartKey(dots::KEY.into()));
     }
+    charts
 }
 
 /// ` [39,800–42,100]`, marked ¹ when one repeat's seconds and the floor made it, ² when the floor alone did.
@@ -111,7 +116,7 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
          ✗: repeats that could not be measured.",
         cores_text(last)
     );
-    let mut t = Table::new(title, &header).labels(2).note(model.noted(&note)).group("", 2);
+    let mut t = Table::new(title, &header).labels(2).note(model.noted(&note)).group("", 2).unfolded();
     for &k in cores {
         t = t.group(cores_text(k), 3);
     }
@@ -127,7 +132,7 @@ fn table(model: &Model, g: &Group, cores: &[u32]) -> Table {
         for &k in cores {
             match g.cell(name, k) {
                 Some(c) => {
-                    row.push(rank_text(c));
+                    row.push(c.rank_text());
                     let level = c.level.map_or(String::new(), |l| interval(&l));
                     row.push(c.throughput.map_or("—".into(), |_| format!("{}{level}", rate(c.estimate()))) + &flags(c));
                     row.push(c.p99_ms.map_or("—".into(), |s| ms_bounded(s.median, c.p99_bound)));

@@ -6,7 +6,7 @@
 //! when there are more than a few, so that the page stays a page.
 
 use super::document::Block;
-use super::glance::{interval, rank_text};
+use super::glance::interval;
 use super::model::{Model, cores_text};
 use super::table::{Table, ms_bounded, rate};
 use super::tables;
@@ -94,7 +94,7 @@ fn results(model: &Model, name: &str) -> Table {
         for &k in &g.cores {
             let Some(c) = g.cell(name, k) else { continue };
             let of = g.ranked(k).len();
-            let rank = if c.rank.is_some() { format!("{} of {of}", rank_text(c)) } else { rank_text(c) };
+            let rank = if c.rank.is_some() { format!("{} of {of}", c.rank_text()) } else { c.rank_text() };
             let level = c.level.map_or(String::new(), |l| interval(&l));
             let thr = c.throughput.map_or("—".into(), |_| format!("{}{level}", rate(c.estimate()))) + &tables::flags(c);
             let show = |s: Option<crate::report::spread::Summary>, f: fn(f64) -> String| s.map_or("—".into(), |s| f(s.median));

@@ -29,7 +29,7 @@ fn write(block: &Block, out: &mut String) {
         Block::Para(text) => out.push_str(&format!("{text}\n\n")),
         Block::Table(t) => out.push_str(&t.markdown()),
         Block::Link { text, href } => out.push_str(&format!("[{text}]({href})\n\n")),
-        Block::Chart(_) => {}
+        Block::Chart(_) | Block::ChartKey(_) | Block::Contents => {}
         Block::List(items) => {
             for item in items {
                 out.push_str(&format!("- {item}\n"));

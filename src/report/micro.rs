@@ -39,7 +39,7 @@ pub fn section(store: &Store, run: Option<i64>) -> Result<Vec<Block>> {
 /// Adds the section to a rendered report (at the end of index.html's body and
 /// of summary.md); the report is unchanged when the database has no micro run.
 pub fn append(r: super::Rendered, store: &Store, run: Option<i64>) -> Result<super::Rendered> {
-    Ok(super::append(r, &section(store, run)?))
+    Ok(super::append(r, section(store, run)?))
 }
 
 /// The section's blocks, headed by a level-2 heading.

@@ -2,8 +2,9 @@
 //! `results/report/index.html` (self-contained: inline SVG charts drawn by
 //! plotters, no network) and `results/report/summary.md`. The points are
 //! grouped and summarised (`model`, with the statistics of repeats in
-//! `spread`), laid out once (`document`) from charts, result tables,
-//! feature tables and context, and rendered twice (`html`, `markdown`).
+//! `spread`), laid out once (`document`) from charts (`dots` the ranking's
+//! pictures, `charts` the core sweeps), result tables, feature tables and
+//! context, and rendered twice (`html` with its `contents`, `markdown`).
 //! `capacity` adds the section of the run's capacity searches (`--slo`),
 //! `held` that of its clients-held searches (`[held]`),
 //! `findings` the verdicts on the source studies' claims (spec/FINDINGS.md).
@@ -15,9 +16,11 @@
 mod capacity;
 mod charts;
 pub mod compare;
+mod contents;
 mod context;
 mod database;
 mod document;
+mod dots;
 pub mod export;
 mod features;
 mod findings;
@@ -47,6 +50,9 @@ use std::process::ExitCode;
 pub struct Rendered {
     pub html: String,
     pub markdown: String,
+    /// What they were rendered from: a section appended later joins the page's anchors and contents.
+    blocks: Vec<document::Block>,
+    title: String,
 }
 
 /// Renders one run, its intervals on the default noise floor.
@@ -61,7 +67,7 @@ pub fn render_with(data: RunData, counterparts: Vec<(i64, crate::store::PointRec
     model.counterparts = counterparts;
     let blocks = document::build(&model);
     let title = format!("Concur report: run {} ({})", model.run.id, model.run.profile);
-    Rendered { html: html::render(&blocks, &title), markdown: markdown::render(&blocks) }
+    Rendered { html: html::render(&blocks, &title), markdown: markdown::render(&blocks), blocks, title }
 }
 
 /// What `concur report` is asked for.
@@ -97,8 +103,8 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     let decisions = if options.export_json.is_some() { model::Model::new(data.clone(), floor.clone()).decisions() } else { Vec::new() };
     export::write(&data, &decisions, options.export_json.as_deref(), options.export_csv.as_deref())?;
     let counterparts = generators::counterparts(&store, &data)?;
-    let rendered = append(render_with(data, counterparts, floor), &capacity::section(&store, id)?);
-    let rendered = append(rendered, &held::section(&store, id)?);
+    let rendered = append(render_with(data, counterparts, floor), capacity::section(&store, id)?);
+    let rendered = append(rendered, held::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;
     // The claims live in the repository; a report written outside one has no section on them.
     let rendered = match find_root() {
@@ -114,16 +120,15 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-/// Adds a section to a rendered report (at the end of index.html's body and of summary.md); nothing when `blocks` is empty.
-fn append(mut r: Rendered, blocks: &[document::Block]) -> Rendered {
+/// Adds a section to a rendered report (at the end of index.html's body, listed in its
+/// contents, and of summary.md); nothing when `blocks` is empty.
+fn append(mut r: Rendered, blocks: Vec<document::Block>) -> Rendered {
     if blocks.is_empty() {
         return r;
     }
-    let page = html::render(blocks, "");
-    let body = page.split_once("<body>\n").and_then(|(_, rest)| rest.rsplit_once("</body>")).map_or("", |(b, _)| b);
-    let at = r.html.rfind("</body>").unwrap_or(r.html.len());
-    r.html.insert_str(at, body);
-    r.markdown = format!("{}\n{}", r.markdown, markdown::render(blocks));
+    r.markdown = format!("{}\n{}", r.markdown, markdown::render(&blocks));
+    r.blocks.extend(blocks);
+    r.html = html::render(&r.blocks, &r.title);
     r
 }
 

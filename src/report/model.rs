@@ -255,6 +255,15 @@ impl Cell {
         self.rank.is_some_and(|r| r < self.worst)
     }
 
+    /// `3–5` for the ranks the decisions allow, `3` when they allow one, `✗` unranked.
+    pub fn rank_text(&self) -> String {
+        match self.rank {
+            Some(r) if self.tied() => format!("{r}–{}", self.worst),
+            Some(r) => r.to_string(),
+            None => "✗".into(),
+        }
+    }
+
     /// The throughput a cell is shown and ranked by, 0 when nothing was
     /// measured: measured in blocks, the geometric mean of its rounds (the
     /// centre of its interval and what the decisions compare, so that a

@@ -52,6 +52,12 @@ fn hue(model: Model) -> f64 {
     }
 }
 
+/// The colour that stands for a whole model in a key: its family's first shade.
+pub fn family(model: Model) -> RGBColor {
+    let (s, l) = SHADES[0];
+    hsl(hue(model), s, l)
+}
+
 /// Models in the order charts and legends take them.
 pub const MODELS: [Model; 6] = [Model::EventLoop, Model::GreenThreads, Model::Actors, Model::OsThreads, Model::Processes, Model::AsyncTasks];
 
@@ -230,6 +236,18 @@ pub fn framed(
     entries: &[Entry],
     plot: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Fallible<PlotRect>,
 ) -> String {
+    framed_as("chart", size, caption, font, entries, plot)
+}
+
+/// [`framed`], the SVG of class `class` (`chart dots`: a test tells the kinds of chart apart by it).
+pub fn framed_as(
+    class: &str,
+    size: (u32, u32),
+    caption: &str,
+    font: u32,
+    entries: &[Entry],
+    plot: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Fallible<PlotRect>,
+) -> String {
     // Taller than asked when the legend needs it (a legend row per entry from the plot's top),
     // so that no entry is cut off at the bottom.
     let size = (size.0, size.1.max(LEGEND_TOP + entries.len() as u32 * ROW as u32 + ROW as u32));
@@ -251,7 +269,7 @@ pub fn framed(
         drawn()
     };
     match result {
-        Ok((x, y)) => svg.replacen("<svg ", &format!("<svg class=\"chart\" data-plot-area=\"{},{},{},{}\" ", x.start, y.start, x.end, y.end), 1),
+        Ok((x, y)) => svg.replacen("<svg ", &format!("<svg class=\"{class}\" data-plot-area=\"{},{},{},{}\" ", x.start, y.start, x.end, y.end), 1),
         Err(e) => format!("<p class=\"note\">chart not drawn: {}</p>", super::table::escape(&e.to_string())),
     }
 }

@@ -18,6 +18,9 @@ pub struct Table {
     /// above the header in HTML, a prefix of each header in Markdown. Empty:
     /// no groups.
     pub groups: Vec<(String, usize)>,
+    /// Shown in full in index.html however long (At a glance's ranking);
+    /// another long table is folded there under its title.
+    pub unfolded: bool,
 }
 
 impl Table {
@@ -37,6 +40,11 @@ impl Table {
 
     pub fn text_column(mut self, i: usize) -> Table {
         self.text_columns.push(i);
+        self
+    }
+
+    pub fn unfolded(mut self) -> Table {
+        self.unfolded = true;
         self
     }
 
@@ -90,8 +98,10 @@ impl Table {
         out + "\n"
     }
 
+    /// The note and the table; index.html writes the title before it (as a
+    /// heading with its anchor, or as the summary a long table is folded under).
     pub fn html(&self) -> String {
-        let mut out = format!("<h4>{}</h4>\n", escape(&self.title));
+        let mut out = String::new();
         if !self.note.is_empty() {
             out += &format!("<p class=\"note\">{}</p>\n", escape(&self.note));
         }
