@@ -5,7 +5,7 @@
 //! latencies, `locust` drives Locust as a second generator, `run` sweeps
 //! implementations × scenarios × cores into the results database (`store`),
 //! `calibrate` measures the machine's noise floor through `run`, `micro`
-//! runs the process micro-benchmarks, `findings` judges the source studies'
+//! runs the process micro-benchmarks, `faults` sets off the fault routes under load, `findings` judges the source studies'
 //! claims on stored results, and `report` turns that into results/report/.
 //!
 //! Dependencies point one way: `cli` (the only module that knows clap) turns
@@ -15,6 +15,7 @@
 pub mod calibrate;
 pub mod cli;
 pub mod db;
+pub mod faults;
 pub mod findings;
 pub mod host;
 pub mod impls;

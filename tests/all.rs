@@ -42,6 +42,8 @@ mod load_merge;
 mod load_scenario;
 #[path = "load_warmup.rs"]
 mod load_warmup;
+#[path = "faults_fake.rs"]
+mod faults_fake;
 #[path = "micro_fake.rs"]
 mod micro_fake;
 #[path = "micro_go.rs"]

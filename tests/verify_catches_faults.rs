@@ -149,7 +149,7 @@ fn a_400_in_http11_to_an_unknown_version_passes_unknown_version() {
 fn a_server_with_the_fault_routes_on_passes_their_checks_alone() {
     let outcomes = verify_faults_on(&[]);
     assert_eq!(outcomes.iter().map(|o| (o.id, o.status)).collect::<Vec<_>>(), [("fault-spin", Status::Pass), ("fault-panic", Status::Pass)], "{outcomes:#?}");
-    // The spin's 200 ms, then four 400s.
+    // The spin's 200 ms, then three clamped spins of none.
     assert!(outcomes[0].millis >= 200, "{:?}", outcomes[0]);
 }
 
@@ -171,4 +171,11 @@ fn a_spin_that_answers_at_once_fails_fault_spin() {
 fn a_panic_answered_as_a_success_fails_fault_panic() {
     let outcomes = verify_faults_on(&[Fault::PanicAnswered]);
     assert_eq!(failed(&outcomes), ["fault-panic"]);
+}
+
+#[test]
+fn a_server_that_runs_on_but_serves_no_more_after_a_panic_fails_fault_panic() {
+    let outcomes = verify_faults_on(&[Fault::PanicWedges]);
+    assert_eq!(failed(&outcomes), ["fault-panic"]);
+    assert!(detail(&outcomes, "fault-panic").contains("still runs but does not answer GET /"), "{}", detail(&outcomes, "fault-panic"));
 }

@@ -7,7 +7,7 @@
 //! gone. A verification whose `--only` asks none of SPEC §8's checks starts
 //! no database.
 
-use crate::{database, tools};
+use crate::{database, fake_repo, tools};
 use concur::verify::{self, DbSettings, Outcome, Settings, Status};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -133,27 +133,13 @@ fn a_server_that_queues_its_503s_on_its_pool_fails_the_burst_while_the_database_
     assert_eq!(status(&verify(honest.1, "db-row"), "db-row").0, Status::Pass);
 }
 
-/// A repository whose one implementation, `fake`, is tests/support/fake_server.py started with `marker`.
-fn python_fake(marker: &str) -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("impls/http/fake");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::create_dir_all(root.path().join("spec/static")).unwrap();
-    std::fs::write(dir.join("server.py"), include_str!("support/fake_server.py")).unwrap();
-    let manifest = format!(
-        "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\
-         [start]\ncommand = \"python3 server.py {{port}} {marker}\"\n"
-    );
-    std::fs::write(dir.join("concur.toml"), manifest).unwrap();
-    root
-}
-
 #[test]
 fn a_verification_that_asks_no_database_check_starts_no_database() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let root = python_fake("concur-test-no-db");
+    let root = tempfile::tempdir().unwrap();
+    fake_repo::write_fake(root.path(), "");
     let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["verify", "fake", "--cores", "1", "--only", "root", "--root"]).arg(root.path()).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
@@ -167,18 +153,22 @@ fn the_fault_routes_are_checked_on_a_server_of_their_own_and_never_inherited() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
-    let root = python_fake("concur-test-faults");
-    // CONCUR_FAULTS=1 in concur's own environment must not reach the server of the other checks.
-    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
-        .args(["verify", "fake", "--cores", "1", "--only", "fault", "--root"])
-        .arg(root.path())
-        .env("CONCUR_FAULTS", "1")
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("3 pass, 0 warn, 0 fail\n"), "{text}");
-    for id in ["fault-off", "fault-spin", "fault-panic"] {
-        assert!(text.contains(&format!("pass  {id}")), "{id}: {text}");
+    // A server that serves on after the panic, and one that exits (for a supervisor to restart).
+    for args in ["", "--panic-exits"] {
+        let root = tempfile::tempdir().unwrap();
+        fake_repo::write_fake(root.path(), args);
+        // CONCUR_FAULTS=1 in concur's own environment must not reach the server of the other checks.
+        let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+            .args(["verify", "fake", "--cores", "1", "--only", "fault", "--root"])
+            .arg(root.path())
+            .env("CONCUR_FAULTS", "1")
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{args}: {text}");
+        assert!(text.contains("3 pass, 0 warn, 0 fail\n"), "{args}: {text}");
+        for id in ["fault-off", "fault-spin", "fault-panic"] {
+            assert!(text.contains(&format!("pass  {id}")), "{args}: {id}: {text}");
+        }
     }
 }

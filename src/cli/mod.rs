@@ -15,6 +15,7 @@ mod db;
 mod impls;
 mod load;
 mod locust;
+mod faults;
 mod micro;
 mod run;
 
@@ -26,6 +27,7 @@ pub use db::DbArgs;
 pub use impls::{ListArgs, ServeArgs, TestArgs, VerifyArgs};
 pub use load::{LoadArgs, MergeArgs, UsersArgs};
 pub use locust::LocustWorkerArgs;
+pub use faults::FaultsArgs;
 pub use micro::MicroArgs;
 pub use run::{ReportArgs, RunArgs};
 
@@ -72,6 +74,8 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// Process micro-benchmarks (spec/MICRO.md): latency, spawn, max processes, pairs, idle memory
     Micro(MicroArgs),
+    /// Faults under load (spec/SPEC.md §9): start-up, a handler's panic, a runaway request, a killed process
+    Faults(FaultsArgs),
     /// Print the shell completion script for bash, zsh or fish (see the README to install it)
     Completions(CompletionsArgs),
 }
@@ -109,6 +113,7 @@ impl Command {
             Command::Compare(args) => args.run(),
             Command::Calibrate(args) => args.run(),
             Command::Micro(args) => args.run(),
+            Command::Faults(args) => args.run(),
             Command::Completions(args) => args.run(),
         }
     }

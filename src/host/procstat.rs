@@ -102,6 +102,29 @@ pub fn meminfo(key: &str) -> u64 {
         * 1024
 }
 
+/// Which of `pids` hold a TCP socket (listening or connected) whose local port is `port`: the
+/// processes that serve it, as against their helpers (a store's manager, a resource tracker).
+pub fn serving_port(pids: &[i32], port: u16) -> Vec<i32> {
+    let mut inodes = std::collections::HashSet::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        for line in std::fs::read_to_string(table).unwrap_or_default().lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+            let local_port = f.get(1).and_then(|a| a.rsplit(':').next()).and_then(|p| u16::from_str_radix(p, 16).ok());
+            if local_port == Some(port)
+                && let Some(inode) = f.get(9)
+            {
+                inodes.insert(format!("socket:[{inode}]"));
+            }
+        }
+    }
+    let holds = |pid: i32| {
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).into_iter().flatten().filter_map(Result::ok);
+        fds.filter_map(|fd| std::fs::read_link(fd.path()).ok()).any(|target| inodes.contains(target.to_string_lossy().as_ref()))
+    };
+    pids.iter().copied().filter(|&pid| holds(pid)).collect()
+}
+
 fn pids() -> impl Iterator<Item = i32> {
     std::fs::read_dir("/proc").into_iter().flatten().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
 }

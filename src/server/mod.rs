@@ -177,8 +177,14 @@ impl Drop for Server {
 }
 
 fn probe_root(addr: SocketAddr) -> bool {
-    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else { return false };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    answers_root(addr, Duration::from_millis(200), Duration::from_secs(2))
+}
+
+/// Whether `GET /` on a new connection to `addr` is answered 200, connecting within `connect` and
+/// answering within `answer`.
+pub fn answers_root(addr: SocketAddr, connect: Duration, answer: Duration) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(&addr, connect) else { return false };
+    let _ = s.set_read_timeout(Some(answer));
     if s.write_all(b"GET / HTTP/1.1\r\nHost: concur\r\nConnection: close\r\n\r\n").is_err() {
         return false;
     }

@@ -12,6 +12,8 @@
 #                model): later connections wait, their requests unread
 # --only-root    every path but / is 404
 # --peers FILE   appends the address of every client that connects to FILE
+# --panic-exits  GET /fault/panic ends the process (as an uncaught error ends Node's)
+# --panic-pause MS  after GET /fault/panic every request is closed unanswered for MS ms
 # MARKER         an argument only one test's servers carry, to find them in /proc
 #
 # The fault routes of spec/SPEC.md §9 exist with CONCUR_FAULTS=1 (a panic raises
@@ -31,6 +33,8 @@ POOL = threading.BoundedSemaphore(int(option("--pool"))) if option("--pool") els
 ONLY_ROOT = "--only-root" in sys.argv
 WAIT_S = int(os.environ.get("CONCUR_LONGPOLL_MS", "5000")) / 1000
 FAULTS = os.environ.get("CONCUR_FAULTS") == "1"
+PANIC_PAUSE_S = int(option("--panic-pause")) / 1000 if option("--panic-pause") else None
+paused_until = [0.0]
 T0 = time.monotonic()
 lock = threading.Lock()
 free = [0.0]
@@ -66,16 +70,24 @@ class Hello(http.server.BaseHTTPRequestHandler):
         if not FAULTS or path not in ("/fault/panic", "/fault/spin"):
             return self.reply(404, b"not found")
         if path == "/fault/panic":
+            if "--panic-exits" in sys.argv:
+                os._exit(70)
+            if PANIC_PAUSE_S:
+                paused_until[0] = time.monotonic() + PANIC_PAUSE_S
             raise RuntimeError("fault: panic")
-        ms = query[3:] if query.startswith("ms=") else ""
-        if not ms.isdigit() or int(ms) > 10000:
-            return self.reply(400, b"ms must be an integer from 0 to 10000")
-        end = time.monotonic() + int(ms) / 1000
+        try:
+            ms = min(max(int(query[3:]), 0), 10000) if query.startswith("ms=") else 0
+        except ValueError:
+            ms = 0
+        end = time.monotonic() + ms / 1000
         while time.monotonic() < end:
             pass
         self.reply(200, b"OK")
 
     def do_GET(self):
+        if time.monotonic() < paused_until[0]:
+            self.close_connection = True
+            return
         if self.path.startswith("/fault/"):
             return self.fault()
         if STALL and self.path != "/":

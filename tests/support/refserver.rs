@@ -49,6 +49,9 @@ pub enum Fault {
     SpinsNot,
     /// `/fault/panic` answers 200 instead of failing.
     PanicAnswered,
+    /// After `/fault/panic` the server still runs, holding its port, but takes no connection again
+    /// (a pool that lost its last worker).
+    PanicWedges,
 }
 
 struct State {
@@ -58,6 +61,8 @@ struct State {
     page_count: AtomicU64,
     /// Set by `DiesOnGarbage`: the accept loop stops.
     dead: AtomicBool,
+    /// Set by `PanicWedges`: the accept loop stops, keeping the listener open.
+    wedged: AtomicBool,
     big_lock: Mutex<()>,
     page: Vec<u8>,
     longpoll: Duration,
@@ -94,6 +99,7 @@ fn start_with(faults: &[Fault], page: Vec<u8>, longpoll_ms: u64, page_delay_ms: 
         passwords: Mutex::default(),
         page_count: AtomicU64::new(0),
         dead: AtomicBool::new(false),
+        wedged: AtomicBool::new(false),
         big_lock: Mutex::new(()),
         page,
         longpoll: Duration::from_millis(longpoll_ms),
@@ -104,6 +110,9 @@ fn start_with(faults: &[Fault], page: Vec<u8>, longpoll_ms: u64, page_delay_ms: 
         for stream in listener.incoming() {
             if state.dead.load(Ordering::SeqCst) {
                 return; // drops the listener: later connections are refused
+            }
+            while state.wedged.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_secs(1)); // later connections wait in the backlog
             }
             let Ok(stream) = stream else { continue };
             serve_conn(stream, &state);
@@ -337,10 +346,12 @@ fn route(req: &Req, state: &State, local_users: &mut HashMap<String, Value>) -> 
 fn fault_route(req: &Req, state: &State) -> Answer {
     match req.path.as_str() {
         "/fault/panic" if state.has(Fault::PanicAnswered) => text(200, "OK"),
-        "/fault/panic" => panic!("fault: panic"),
+        "/fault/panic" => {
+            state.wedged.store(state.has(Fault::PanicWedges), Ordering::SeqCst);
+            panic!("fault: panic")
+        }
         "/fault/spin" => {
-            let ms = req.query.strip_prefix("ms=").and_then(|n| n.parse::<u64>().ok()).filter(|ms| *ms <= 10_000);
-            let Some(ms) = ms else { return text(400, "ms must be an integer from 0 to 10000") };
+            let ms = req.query.strip_prefix("ms=").and_then(|n| n.parse::<i64>().ok()).unwrap_or(0).clamp(0, 10_000) as u64;
             let started = std::time::Instant::now();
             while !state.has(Fault::SpinsNot) && started.elapsed() < Duration::from_millis(ms) {
                 std::hint::spin_loop();

@@ -28,6 +28,7 @@ type config struct {
 	dbURL          string        // CONCUR_DB_URL; "" leaves the database routes answering 503
 	dbPool         int           // CONCUR_DB_POOL: the most connections the pool opens
 	dbSlow         time.Duration // CONCUR_DB_SLOW_MS: how long /slowdb's query takes
+	faults         bool          // CONCUR_FAULTS=1: the fault routes of SPEC §9 exist
 }
 
 // loadConfig reads the settings through getenv (os.Getenv in main, a map in
@@ -70,6 +71,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, err
 	}
 	cfg.dbURL = getenv("CONCUR_DB_URL")
+	cfg.faults = getenv("CONCUR_FAULTS") == "1"
 	cfg.dbPool = dbPool
 	cfg.dbSlow = time.Duration(slowMS) * time.Millisecond
 	cfg.bcryptCost = cost

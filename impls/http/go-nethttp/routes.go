@@ -59,6 +59,10 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /updates", s.updates)
 	mux.HandleFunc("GET /fortunes", s.fortunes)
 	mux.HandleFunc("GET /slowdb", s.slowQuery)
+	if s.cfg.faults {
+		mux.HandleFunc("GET /fault/panic", s.panicking)
+		mux.HandleFunc("GET /fault/spin", s.spin)
+	}
 	// A bare prefix is not a route. Without these, ServeMux would answer
 	// "/user/get" with a redirect to "/user/get/" instead of 404.
 	for _, prefix := range []string{"/password/set", "/password/verify", "/user/set", "/user/get"} {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -245,4 +246,33 @@ func TestChunkedBodyIsRead(t *testing.T) {
 	body := io.MultiReader(strings.NewReader(`{"k":`), strings.NewReader(`"v"}`))
 	expect(t, "chunked set", send(t, ts, "POST", "/user/set/c", body), 200, "text/plain", "OK")
 	expect(t, "get", get(t, ts, "/user/get/c"), 200, "application/json", `{"k":"v"}`)
+}
+
+// SPEC §9: without CONCUR_FAULTS=1 the fault routes are unknown paths; with
+// it a spin takes its time, a bad ms counts as 0, and a panic costs the
+// faulting client its connection while the server serves on.
+func TestFaultRoutes(t *testing.T) {
+	ts := startServer(t)
+	for _, path := range []string{"/fault/panic", "/fault/spin?ms=1"} {
+		if got := get(t, ts, path); got.status != 404 {
+			t.Errorf("GET %s without CONCUR_FAULTS=1: %d, want 404", path, got.status)
+		}
+	}
+	cfg := testConfig
+	cfg.faults = true
+	on := httptest.NewServer(newServer(cfg, &database{absent: "no database in this test"}).handler())
+	on.Config.ErrorLog = log.New(io.Discard, "", 0) // the panic's stack trace
+	t.Cleanup(on.Close)
+	start := time.Now()
+	expect(t, "GET /fault/spin?ms=100", get(t, on, "/fault/spin?ms=100"), 200, "text/plain", "OK")
+	if took := time.Since(start); took < 100*time.Millisecond {
+		t.Errorf("a spin of 100 ms answered after %v", took)
+	}
+	for _, q := range []string{"", "?ms=", "?ms=x", "?ms=-5"} {
+		expect(t, "GET /fault/spin"+q, get(t, on, "/fault/spin"+q), 200, "text/plain", "OK")
+	}
+	if _, err := on.Client().Get(on.URL + "/fault/panic"); err == nil {
+		t.Error("GET /fault/panic answered; net/http closes the connection of a panicking handler")
+	}
+	expect(t, "GET / after the panic", get(t, on, "/"), 200, "text/plain", "Hello, World!")
 }

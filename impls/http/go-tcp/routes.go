@@ -23,7 +23,7 @@ type route struct {
 }
 
 func (s *server) routeTable() []route {
-	return []route{
+	table := []route{
 		{"GET", "/", false, s.hello},
 		{"GET", "/json", false, s.helloJSON},
 		{"GET", "/page", false, s.page},
@@ -38,6 +38,10 @@ func (s *server) routeTable() []route {
 		{"GET", "/fortunes", false, s.fortunes},
 		{"GET", "/slowdb", false, s.slowQuery},
 	}
+	if s.cfg.faults {
+		table = append(table, route{"GET", "/fault/panic", false, s.panicking}, route{"GET", "/fault/spin", false, s.spin})
+	}
+	return table
 }
 
 var validUser = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)

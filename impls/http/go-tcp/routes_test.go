@@ -268,3 +268,18 @@ func TestChunkedBodyIsRead(t *testing.T) {
 	expect(t, "chunked set", send(t, ts, "POST", "/user/set/c", body), 200, "text/plain", "OK")
 	expect(t, "get", get(t, ts, "/user/get/c"), 200, "application/json", `{"k":"v"}`)
 }
+
+// SPEC §9: without CONCUR_FAULTS=1 the fault routes are unknown paths, and
+// a bad ms counts as 0. (The panic itself ends the process: it is measured
+// by concur faults, not here, where it would end the test binary.)
+func TestFaultRoutesAreOffWithoutTheSwitch(t *testing.T) {
+	ts := startServer(t)
+	for _, path := range []string{"/fault/panic", "/fault/spin?ms=1"} {
+		expect(t, "GET "+path, get(t, ts, path), 404, "text/plain", "*")
+	}
+	for query, want := range map[string]int{"": 0, "ms=": 0, "ms=x": 0, "ms=-5": 0, "ms=250": 250, "ms=10001": 10000} {
+		if got := spinMillis(&request{query: query}); got != want {
+			t.Errorf("spinMillis(%q) = %d, want %d", query, got, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import type { Store } from "./store.ts";
 import { createDatabaseRoutes } from "./worlds.ts";
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
+const MAX_SPIN_MS = 10_000;
 
 type Handler = (req: BunRequest, server: Server<undefined>) => Response | Promise<Response>;
 type UserHandler = (req: BunRequest, user: string, server: Server<undefined>) => Promise<Response>;
@@ -42,6 +43,20 @@ export function createRoutes(config: Config, store: Store, db: Database) {
     // Bun's idle timer also runs while a response is pending: a long wait must not be cut.
     server.timeout(req, 0);
     await Bun.sleep(config.longPollMs);
+    return text(req, 200, "OK");
+  }
+
+  // SPEC §9: a handler bug. Nothing here catches it; what happens is the server's general error handling.
+  function panic(): Response {
+    throw new Error("fault: /fault/panic raised an unhandled error");
+  }
+
+  // SPEC §9: a runaway computation on this process' event loop, which serves nothing else meanwhile.
+  function spin(req: BunRequest) {
+    const until = performance.now() + spinMs(req);
+    while (performance.now() < until) {
+      // busy: no await, so nothing else runs until the time is up
+    }
     return text(req, 200, "OK");
   }
 
@@ -76,6 +91,10 @@ export function createRoutes(config: Config, store: Store, db: Database) {
     return send(req, 200, JSON_TYPE, JSON.stringify(value));
   }
 
+  // Without CONCUR_FAULTS=1 these paths are unknown (404).
+  const faults: Record<string, Methods> = config.faults
+    ? { "/fault/panic": { GET: guard(panic) }, "/fault/spin": { GET: guard(spin) } }
+    : {};
   const routes = {
     "/": { GET: guard((req) => text(req, 200, "Hello, World!")) },
     "/json": { GET: guard((req) => send(req, 200, JSON_TYPE, JSON.stringify({ message: "Hello, World!" }))) },
@@ -90,6 +109,7 @@ export function createRoutes(config: Config, store: Store, db: Database) {
     "/updates": { GET: guard(database.updates) },
     "/fortunes": { GET: guard(database.fortunes) },
     "/slowdb": { GET: guard(database.slow) },
+    ...faults,
   } satisfies Record<string, Methods>;
 
   /** Requests no route took: an unknown path (404) or a known path with another method (405). */
@@ -124,6 +144,14 @@ function guard(handler: Handler): Handler {
       return fail(req, err);
     }
   };
+}
+
+/** `ms` of /fault/spin, read as /queries reads `queries`: clamped to 0..10000, anything that is not a decimal integer counts as 0. */
+function spinMs(req: Request): number {
+  const query = req.url.indexOf("?");
+  const ms = query === -1 ? null : new URLSearchParams(req.url.slice(query + 1)).get("ms");
+  if (ms === null || !/^-?\d+$/.test(ms)) return 0;
+  return Math.min(Math.max(Number(ms), 0), MAX_SPIN_MS);
 }
 
 /** The {user} of SPEC §3.4, taken from the raw path: `%41` is not `A`, and `a/b` is not a name. */

@@ -9,8 +9,10 @@ describe("config", () => {
   test("defaults", () => {
     expect(loadConfig({ PORT: "8080" })).toEqual({
       port: 8080, cores: 1, bcryptCost: 10, pageFile: DEFAULT_PAGE_FILE, pageDelayEvery: 10, pageDelayMs: 2000, longPollMs: 5000,
-      dbUrl: "", dbPool: 16, dbSlowMs: 20,
+      dbUrl: "", dbPool: 16, dbSlowMs: 20, faults: false,
     });
+    expect(loadConfig({ PORT: "8080", CONCUR_FAULTS: "1" }).faults).toBe(true);
+    expect(loadConfig({ PORT: "8080", CONCUR_FAULTS: "yes" }).faults).toBe(false);
     expect(DEFAULT_PAGE_FILE).toEndWith("/spec/static/hello.html");
   });
 

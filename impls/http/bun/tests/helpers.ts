@@ -21,6 +21,7 @@ export const TEST_CONFIG: Config = {
   dbUrl: "",
   dbPool: 4,
   dbSlowMs: 20,
+  faults: false,
 };
 
 /** Starts the server in this process; `stop()` closes it and its connections. */

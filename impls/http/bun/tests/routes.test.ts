@@ -97,3 +97,21 @@ describe("/page delay", () => {
     expect(together.filter(Boolean)).toHaveLength(2);
   });
 });
+
+describe("fault routes (SPEC §9)", () => {
+  test("are unknown paths without CONCUR_FAULTS=1", async () => {
+    const server = startServer();
+    for (const path of ["/fault/panic", "/fault/spin?ms=1"]) expect((await fetch(server.url + path)).status).toBe(404);
+    await server.stop();
+  });
+
+  test("spin answers OK after ms, and clamps a bad ms to 0", async () => {
+    const server = startServer({ faults: true });
+    const started = performance.now();
+    expect(await (await fetch(`${server.url}/fault/spin?ms=100`)).text()).toBe("OK");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+    for (const query of ["", "?ms=", "?ms=x", "?ms=-5", "?ms=1.5"]) expect((await fetch(`${server.url}/fault/spin${query}`)).status).toBe(200);
+    expect((await fetch(`${server.url}/fault/panic/x`)).status).toBe(404);
+    await server.stop();
+  });
+});

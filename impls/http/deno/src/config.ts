@@ -22,6 +22,8 @@ export interface Config {
   /** Connections for all workers together (SPEC §8.2). */
   dbPool: number;
   dbSlowMs: number;
+  /** CONCUR_FAULTS=1: the fault routes of SPEC §9 exist; otherwise they are unknown paths. */
+  faults: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +43,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     dbUrl: env.CONCUR_DB_URL ?? '',
     dbPool: integer(env, 'CONCUR_DB_POOL', 1, 1_000_000, 16),
     dbSlowMs: integer(env, 'CONCUR_DB_SLOW_MS', 0, MAX_TIMER_MS, 20),
+    faults: env.CONCUR_FAULTS === '1',
   };
 }
 

@@ -12,6 +12,7 @@ import { createDatabaseRoutes } from './worlds.ts';
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
 const PASSWORD_MAX_BYTES = 72;
+const MAX_SPIN_MS = 10_000;
 
 type Handler = (req: Request, user: string) => Promise<Response> | Response;
 type Methods = Partial<Record<'GET' | 'POST', Handler>>;
@@ -39,6 +40,11 @@ export function createRoutes(
     ['/fortunes', { GET: database.fortunes }],
     ['/slowdb', { GET: database.slow }],
   ]);
+  // Without CONCUR_FAULTS=1 these paths are unknown (404).
+  if (config.faults) {
+    exact.set('/fault/panic', { GET: panic });
+    exact.set('/fault/spin', { GET: spin });
+  }
   const prefixed: [string, Methods][] = [
     ['/password/set/', { POST: setPassword }],
     ['/password/verify/', { POST: verifyPassword }],
@@ -59,6 +65,20 @@ export function createRoutes(
 
   async function longPoll(): Promise<Response> {
     await sleep(config.longPollMs);
+    return text(200, 'OK');
+  }
+
+  // SPEC §9: a handler bug. Nothing here catches it; what happens is the server's general error handling.
+  function panic(): Response {
+    throw new Error('fault: /fault/panic raised an unhandled error');
+  }
+
+  // SPEC §9: a runaway computation on this isolate's event loop, which serves nothing else meanwhile.
+  function spin(req: Request): Response {
+    const until = performance.now() + spinMs(new URL(req.url).searchParams.get('ms'));
+    while (performance.now() < until) {
+      // busy: no await, so nothing else runs until the time is up
+    }
     return text(200, 'OK');
   }
 
@@ -116,6 +136,12 @@ export function createRoutes(
     }
     return handler(req, user ?? '');
   };
+}
+
+/** `ms` of /fault/spin, read as /queries reads `queries`: clamped to 0..10000, anything that is not a decimal integer counts as 0. */
+function spinMs(ms: string | null): number {
+  if (ms === null || !/^-?\d+$/.test(ms)) return 0;
+  return Math.min(Math.max(Number(ms), 0), MAX_SPIN_MS);
 }
 
 async function passwordOf(req: Request): Promise<string> {

@@ -17,7 +17,10 @@ Deno.test('defaults', () => {
     dbUrl: '',
     dbPool: 16,
     dbSlowMs: 20,
+    faults: false,
   });
+  assert.equal(loadConfig({ PORT: '8080', CONCUR_FAULTS: '1' }).faults, true);
+  assert.equal(loadConfig({ PORT: '8080', CONCUR_FAULTS: 'yes' }).faults, false);
 });
 
 Deno.test('the page file default is the repository spec/static/hello.html', async () => {

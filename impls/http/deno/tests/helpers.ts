@@ -20,6 +20,7 @@ export const TEST_CONFIG: Config = {
   dbUrl: '',
   dbPool: 4,
   dbSlowMs: 20,
+  faults: false,
 };
 
 export interface TestServer {

@@ -128,3 +128,29 @@ Deno.test('/page delay', async (t) => {
 
   await server.stop();
 });
+
+Deno.test('fault routes (SPEC §9)', async (t) => {
+  const status = async (url: string) => {
+    const res = await fetch(url);
+    await res.body?.cancel();
+    return res.status;
+  };
+
+  await step(t, 'are unknown paths without CONCUR_FAULTS=1', async () => {
+    const server = await startServer();
+    for (const path of ['/fault/panic', '/fault/spin?ms=1']) assert.equal(await status(server.url + path), 404);
+    await server.stop();
+  });
+
+  await step(t, 'spin answers OK after ms, and clamps a bad ms to 0', async () => {
+    const server = await startServer({ faults: true });
+    const started = performance.now();
+    assert.equal(await (await fetch(`${server.url}/fault/spin?ms=100`)).text(), 'OK');
+    assert.ok(performance.now() - started >= 100);
+    for (const query of ['', '?ms=', '?ms=x', '?ms=-5', '?ms=1.5']) {
+      assert.equal(await status(`${server.url}/fault/spin${query}`), 200);
+    }
+    assert.equal(await status(`${server.url}/fault/panic/x`), 404);
+    await server.stop();
+  });
+});

@@ -87,4 +87,23 @@ defmodule Concur.RoutesTest do
     assert micros >= wait * 1000
     assert micros < (wait + 1000) * 1000
   end
+
+  # SPEC §9: unknown paths without CONCUR_FAULTS=1; with it, a spin takes its
+  # time and a bad ms counts as 0, and a raise is the connection's 500.
+  test "the fault routes exist only with CONCUR_FAULTS=1" do
+    for path <- ~w(/fault/panic /fault/spin?ms=1), do: assert(get(path).status == 404)
+    config = Concur.Config.get()
+    Concur.Config.put(%{config | faults: true})
+
+    try do
+      {micros, r} = :timer.tc(fn -> get("/fault/spin?ms=100") end)
+      assert ok?(r) and micros >= 100_000
+      for q <- ["", "?ms=", "?ms=x", "?ms=-5"], do: assert(ok?(get("/fault/spin" <> q)))
+      assert get("/fault/panic/x").status == 404
+      ExUnit.CaptureLog.capture_log(fn -> assert get("/fault/panic").status == 500 end)
+      assert get("/").status == 200
+    after
+      Concur.Config.put(config)
+    end
+  end
 end

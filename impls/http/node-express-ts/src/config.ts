@@ -18,6 +18,8 @@ export interface Config {
   /** The bound across all processes; a cluster divides it among its workers. */
   dbPool: number;
   dbSlowMs: number;
+  /** SPEC §9: CONCUR_FAULTS=1 adds the fault routes; otherwise they are unknown paths. */
+  faults: boolean;
 }
 
 // Compiled to dist/src/config.js: five levels up is the repository root.
@@ -43,6 +45,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbUrl: env.CONCUR_DB_URL || '',
     dbPool: integer(env, 'CONCUR_DB_POOL', 1, 100_000, 16),
     dbSlowMs: integer(env, 'CONCUR_DB_SLOW_MS', 0, MAX_TIMER_MS, 20),
+    faults: env.CONCUR_FAULTS === '1',
   };
   // CONCUR_DB_POOL bounds the whole server: each worker process needs at least one of it.
   if (config.dbUrl && config.dbPool < config.cores) {

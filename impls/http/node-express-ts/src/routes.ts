@@ -22,6 +22,7 @@ declare global {
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
 const PASSWORD_MAX_BYTES = 72;
+const MAX_SPIN_MS = 10_000;
 
 export function createRouter(config: Config, store: Store): Router {
   const passwords = new Passwords(store, config.bcryptCost);
@@ -99,7 +100,39 @@ export function createRouter(config: Config, store: Store): Router {
     })
     .all(methodNotAllowed('GET'));
 
+  // SPEC §9, only with CONCUR_FAULTS=1 (otherwise notFound answers 404).
+  if (config.faults) {
+    // A bug in a handler: nothing is written for it, Express and errorHandler take it as any other.
+    router
+      .route('/fault/panic')
+      .get(() => {
+        throw new Error('fault: /fault/panic');
+      })
+      .all(methodNotAllowed('GET'));
+
+    // A runaway computation on this process' one event loop, which serves nothing else meanwhile.
+    router
+      .route('/fault/spin')
+      .get((req, res) => {
+        const until = performance.now() + spinMs(req.query.ms);
+        while (performance.now() < until) {
+          // busy: no await, so nothing else runs until the time is up
+        }
+        text(res, 'OK');
+      })
+      .all(methodNotAllowed('GET'));
+  }
+
   return router;
+}
+
+/**
+ * `ms` of /fault/spin as Express parsed it, read as /queries reads `queries`:
+ * clamped to 0..10000; anything but an integer counts as 0.
+ */
+function spinMs(raw: unknown): number {
+  const n = typeof raw === 'string' && /^[+-]?\d+$/.test(raw) ? Number(raw) : 0;
+  return Math.min(Math.max(n, 0), MAX_SPIN_MS);
 }
 
 /**

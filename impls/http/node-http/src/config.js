@@ -25,6 +25,8 @@ export function loadConfig(env = process.env) {
     dbUrl: env.CONCUR_DB_URL || '',
     dbPool: integer(env, 'CONCUR_DB_POOL', { min: 1, max: 100_000, fallback: 16 }),
     dbSlowMs: integer(env, 'CONCUR_DB_SLOW_MS', { min: 0, max: MAX_TIMER_MS, fallback: 20 }),
+    // SPEC §9: only CONCUR_FAULTS=1 adds the fault routes; otherwise they are unknown paths.
+    faults: env.CONCUR_FAULTS === '1',
   };
   // CONCUR_DB_POOL bounds the whole server: each worker process needs at least one of it.
   if (config.dbUrl && config.dbPool < config.cores) {

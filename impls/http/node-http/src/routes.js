@@ -12,6 +12,7 @@ import { worldRoutes } from './worlds.js';
 
 const USER = /^[A-Za-z0-9_.-]{1,64}$/;
 const PASSWORD_MAX_BYTES = 72;
+const MAX_SPIN_MS = 10_000;
 
 export function createRoutes(config, store, db) {
   // Counted per process, as the blog's server did: each cluster worker has its own.
@@ -23,6 +24,7 @@ export function createRoutes(config, store, db) {
     ['/page', { GET: page }],
     ['/longPoll', { GET: longPoll }],
     ...Object.entries(worldRoutes(config, db)).map(([path, GET]) => [path, { GET }]),
+    ...(config.faults ? [['/fault/panic', { GET: panic }], ['/fault/spin', { GET: spin }]] : []),
   ]);
   const prefixed = [
     ['/password/set/', { POST: setPassword }],
@@ -44,6 +46,20 @@ export function createRoutes(config, store, db) {
 
   async function longPoll(req, res) {
     await sleep(config.longPollMs);
+    sendText(res, 200, 'OK');
+  }
+
+  // SPEC §9: a bug in a handler. Nothing is written for it: it ends where every handler's error does.
+  function panic() {
+    throw new Error('fault: /fault/panic');
+  }
+
+  // SPEC §9: a runaway computation on this process' one event loop, which serves nothing else meanwhile.
+  function spin(req, res) {
+    const until = performance.now() + spinMs(req.url);
+    while (performance.now() < until) {
+      // busy: no await, so nothing else runs until the time is up
+    }
     sendText(res, 200, 'OK');
   }
 
@@ -116,6 +132,14 @@ async function passwordOf(req, res) {
     throw new HttpError(400, 'password contains a NUL character');
   }
   return body.password;
+}
+
+/** `ms` of /fault/spin, read as /queries reads `queries`: clamped to 0..10000, anything but an integer counts as 0. */
+function spinMs(target) {
+  const query = target.indexOf('?');
+  const raw = new URLSearchParams(query === -1 ? '' : target.slice(query + 1)).get('ms') ?? '';
+  const n = /^[+-]?\d+$/.test(raw) ? Number(raw) : 0;
+  return Math.min(Math.max(n, 0), MAX_SPIN_MS);
 }
 
 /**

@@ -19,7 +19,10 @@ describe('config', () => {
       dbUrl: '',
       dbPool: 16,
       dbSlowMs: 20,
+      faults: false,
     });
+    assert.equal(loadConfig({ PORT: '8080', CONCUR_FAULTS: '1' }).faults, true);
+    assert.equal(loadConfig({ PORT: '8080', CONCUR_FAULTS: 'yes' }).faults, false);
   });
 
   test('CONCUR_DB_POOL below CONCUR_CORES is refused: every worker needs a connection', () => {

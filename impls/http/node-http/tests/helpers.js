@@ -25,6 +25,7 @@ export const TEST_CONFIG = {
   dbUrl: '',
   dbPool: 4,
   dbSlowMs: 20,
+  faults: false,
 };
 
 /** Starts the server in this process; `stop()` closes it and its connections. */

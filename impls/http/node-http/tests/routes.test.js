@@ -112,3 +112,30 @@ describe('/page delay', () => {
     assert.equal(delayed.filter(Boolean).length, 2);
   });
 });
+
+describe('fault routes (SPEC §9)', () => {
+  test('are unknown paths without CONCUR_FAULTS=1', async () => {
+    const server = await startServer();
+    try {
+      for (const path of ['/fault/panic', '/fault/spin?ms=1']) assert.equal((await fetch(server.url + path)).status, 404);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('spin answers OK after ms, and counts a bad ms as 0', async () => {
+    const server = await startServer({ faults: true });
+    try {
+      const started = performance.now();
+      const res = await fetch(`${server.url}/fault/spin?ms=100`);
+      assert.equal(await res.text(), 'OK');
+      assert.ok(performance.now() - started >= 100);
+      for (const query of ['', '?ms=', '?ms=x', '?ms=-5', '?ms=1.5']) {
+        assert.equal((await fetch(`${server.url}/fault/spin${query}`)).status, 200, query);
+      }
+      assert.equal((await fetch(`${server.url}/fault/panic/x`)).status, 404);
+    } finally {
+      await server.stop();
+    }
+  });
+});

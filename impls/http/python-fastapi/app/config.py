@@ -32,6 +32,7 @@ class Settings:
     db_url: str  # "" when unset: the database routes answer 503 (SPEC §8.4)
     db_pool: int  # connections for all processes together (SPEC §8.2)
     db_slow_ms: int
+    faults: bool  # the fault routes of SPEC §9, only with CONCUR_FAULTS=1
 
 
 def _int(env: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int:
@@ -62,4 +63,5 @@ def from_env(env: Mapping[str, str] = os.environ) -> Settings:
         db_url=env.get("CONCUR_DB_URL", ""),
         db_pool=_int(env, "CONCUR_DB_POOL", 16, 1, 2**31),
         db_slow_ms=_int(env, "CONCUR_DB_SLOW_MS", 20, 0, 2**31),
+        faults=env.get("CONCUR_FAULTS") == "1",
     )

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import errors, fortunes, hello, passwords, users, worlds
+from app import errors, faults, fortunes, hello, passwords, users, worlds
 from app.config import from_env
 from app.database import Database
 from app.hashing import Hasher
@@ -34,6 +34,8 @@ def create_app() -> FastAPI:
     app.include_router(users.router)
     app.include_router(worlds.router)
     app.include_router(fortunes.router)
+    if from_env().faults:  # SPEC §9: without CONCUR_FAULTS=1, /fault/* are unknown paths (404)
+        app.include_router(faults.router)
     return app
 
 

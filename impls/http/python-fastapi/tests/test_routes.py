@@ -132,7 +132,7 @@ def test_no_content_type_is_needed(server):
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("GET", "/nope"), ("GET", "/JSON"), ("GET", "/user/delete/x"), ("GET", "/user/get"), ("POST", "/user/set"), ("GET", "/json/extra"), ("GET", "/docs"), ("GET", "/openapi.json")],
+    [("GET", "/nope"), ("GET", "/JSON"), ("GET", "/user/delete/x"), ("GET", "/user/get"), ("POST", "/user/set"), ("GET", "/json/extra"), ("GET", "/fault/panic"), ("GET", "/fault/spin"), ("GET", "/docs"), ("GET", "/openapi.json")],
 )
 def test_unknown_paths_are_404(server, method, path):
     one_line_error(server.request(method, path), 404)
@@ -211,3 +211,22 @@ def test_bad_passwords_are_400(server, body):
 
 def test_a_72_byte_password_is_accepted(server):
     assert server.request("POST", "/password/set/p72", json.dumps({"password": "ü" * 36})).status == 200
+
+
+def test_fault_routes_with_concur_faults(tmp_path):
+    # SPEC §9: only with CONCUR_FAULTS=1 (without it they are 404, test_unknown_paths_are_404).
+    from tests.conftest import start_server
+
+    faulty = start_server(tmp_path, CONCUR_FAULTS="1")
+    try:
+        start = time.monotonic()
+        res = faulty.request("GET", "/fault/spin?ms=200")
+        assert (res.status, res.text) == (200, "OK") and time.monotonic() - start >= 0.2
+        assert res.headers["content-type"].startswith("text/plain")
+        for query in ("", "?ms=", "?ms=x", "?ms=-5", "?ms=1.5"):  # clamped to 0, never an error
+            assert faulty.request("GET", f"/fault/spin{query}").status == 200, query
+        assert faulty.request("GET", "/fault/panic").status == 500
+        assert faulty.request("GET", "/").status == 200
+        one_line_error(faulty.request("GET", "/fault/panic/x"), 404)
+    finally:
+        faulty.stop()

@@ -14,6 +14,7 @@ from tornado.web import Application
 from app import base
 from app.config import Settings
 from app.database import Database
+from app.faults import PanicHandler, SpinHandler
 from app.hashing import Hasher
 from app.hello import HelloHandler, JsonHandler, LongPollHandler, PageHandler
 from app.passwords import SetPasswordHandler, VerifyPasswordHandler
@@ -33,6 +34,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 def make_app(config: Settings, store: Store, hasher: Hasher, database: Database) -> Application:
     stores = {"store": store}
     db = {"database": database, "config": config}
+    # SPEC §9: without CONCUR_FAULTS=1, /fault/* are unknown paths (404).
+    faults = [(r"/fault/panic", PanicHandler), (r"/fault/spin", SpinHandler)] if config.faults else []
     return Application(
         [
             (r"/", HelloHandler),
@@ -48,6 +51,7 @@ def make_app(config: Settings, store: Store, hasher: Hasher, database: Database)
             (r"/updates", UpdatesHandler, db),
             (r"/fortunes", FortunesHandler, db),
             (r"/slowdb", SlowQueryHandler, db),
+            *faults,
         ],
         default_handler_class=base.NotFoundHandler,
         template_path=TEMPLATES,

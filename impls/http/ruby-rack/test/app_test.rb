@@ -29,6 +29,21 @@ class AppTest < Minitest::Test
     assert_equal({ "b" => 1.0, "a" => "A" }, JSON.parse(@app.get("/user/get/v").body))
   end
 
+  # SPEC §9: unknown paths without CONCUR_FAULTS=1; with it the spin takes
+  # its time (a bad ms counts as 0) and the panic escapes the app (Puma
+  # answers it 500).
+  def test_fault_routes
+    assert_equal 404, @app.get("/fault/panic").status
+    assert_equal 404, @app.get("/fault/spin?ms=1").status
+    config = Concur::Config.from_env("CONCUR_FAULTS" => "1")
+    assert config.faults
+    app = Rack::MockRequest.new(Concur::App.new(config, Concur::Store.new))
+    assert_operator elapsed { assert_equal "OK", app.get("/fault/spin?ms=100").body }, :>=, 0.1
+    %w[/fault/spin /fault/spin?ms= /fault/spin?ms=x /fault/spin?ms=-5].each { |t| assert_equal "OK", app.get(t).body }
+    assert_raises(RuntimeError) { app.get("/fault/panic") }
+    assert_equal 404, app.get("/fault/panic/x").status
+  end
+
   def test_config_refuses_bad_values
     error = assert_raises(ArgumentError) { Concur::Config.from_env("CONCUR_BCRYPT_COST" => "3") }
     assert_match(/CONCUR_BCRYPT_COST/, error.message)

@@ -45,5 +45,6 @@ module ConcurRails
     config.x.db_url = ENV["CONCUR_DB_URL"].presence
     config.x.db_pool = [ConcurEnv.integer("CONCUR_DB_POOL", 16, 1..) / ConcurEnv.integer("WEB_CONCURRENCY", 1, 1..), 1].max
     config.x.db_slow = ConcurEnv.integer("CONCUR_DB_SLOW_MS", 20, 0..) / 1000.0
+    config.x.faults = ENV["CONCUR_FAULTS"] == "1"
   end
 end

@@ -26,5 +26,11 @@ Rails.application.routes.draw do
       post "user/set/(*user)", to: "users#update"
       get "user/get/(*user)", to: "users#show"
     end
+
+    # SPEC §9: only in a server started with CONCUR_FAULTS=1.
+    if Rails.configuration.x.faults
+      get "fault/panic", to: "faults#panic"
+      get "fault/spin", to: "faults#spin"
+    end
   end
 end

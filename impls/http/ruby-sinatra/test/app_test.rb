@@ -89,8 +89,10 @@ class AppTest < Minitest::Test
     assert_text 404
   end
 
+  # The fault routes of SPEC §9 too: the tests run without CONCUR_FAULTS=1.
   def test_unknown_paths_are_404
-    ["/nope", "/JSON", "/user/get", "/json/extra", "/user/delete/x", "/index.html"].each do |path|
+    ["/nope", "/JSON", "/user/get", "/json/extra", "/user/delete/x", "/index.html",
+     "/fault/panic", "/fault/spin"].each do |path|
       get path
       assert_text 404
     end

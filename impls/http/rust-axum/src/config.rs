@@ -33,6 +33,8 @@ pub struct Config {
     pub db_pool: usize,
     /// CONCUR_DB_SLOW_MS: how long `/slowdb`'s query waits in the database.
     pub db_slow: Duration,
+    /// CONCUR_FAULTS=1: the fault routes of SPEC §9 exist.
+    pub faults: bool,
 }
 
 impl Config {
@@ -65,6 +67,7 @@ impl Config {
             db,
             db_pool,
             db_slow: Duration::from_millis(setting("CONCUR_DB_SLOW_MS", 20, 0, u32::MAX.into())?),
+            faults: getenv("CONCUR_FAULTS").as_deref() == Some("1"),
         })
     }
 }
@@ -110,6 +113,9 @@ mod tests {
         assert_eq!(c.long_poll, Duration::from_millis(5000));
         assert!(c.db.is_none());
         assert_eq!((c.db_pool, c.db_slow), (16, Duration::from_millis(20)));
+        assert!(!c.faults);
+        assert!(config(&[("PORT", "1"), ("CONCUR_FAULTS", "1")]).unwrap().faults);
+        assert!(!config(&[("PORT", "1"), ("CONCUR_FAULTS", "true")]).unwrap().faults);
     }
 
     #[test]

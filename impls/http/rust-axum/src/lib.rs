@@ -7,6 +7,7 @@ pub mod config;
 pub mod db;
 mod error;
 mod extract;
+mod fault;
 mod fortunes;
 mod hello;
 mod password;
@@ -93,7 +94,8 @@ impl AppState {
 
 /// The whole HTTP surface. axum answers an unknown path with the `fallback`
 /// (404) and a known path with another method with the
-/// `method_not_allowed_fallback` (405, to which it adds `Allow`).
+/// `method_not_allowed_fallback` (405, to which it adds `Allow`). The fault
+/// routes (SPEC §9) are in the table only with `CONCUR_FAULTS=1`.
 pub fn app(state: AppState) -> Router {
     let mut router = Router::new()
         .route("/", get(hello::hello))
@@ -116,6 +118,9 @@ pub fn app(state: AppState) -> Router {
         // the handler (and gets 400); it never matches an empty rest, so the
         // bare prefix is routed as well, for its 400.
         router = router.route(&format!("{prefix}{{*user}}"), route.clone()).route(prefix, route);
+    }
+    if state.config.faults {
+        router = router.route("/fault/panic", get(fault::panic)).route("/fault/spin", get(fault::spin));
     }
     router
         .method_not_allowed_fallback(|| async { AppError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed") })

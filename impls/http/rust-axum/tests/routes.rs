@@ -150,6 +150,26 @@ async fn unknown_paths_are_404() {
 }
 
 #[tokio::test]
+async fn fault_routes_only_with_the_switch() {
+    let r = router();
+    for path in ["/fault/panic", "/fault/spin?ms=10"] {
+        call(&r, "GET", path, "").await.assert_error(StatusCode::NOT_FOUND, path);
+    }
+    let mut config = common::test_config();
+    config.faults = true;
+    let r = app(AppState::new(config));
+    for path in ["/fault/spin", "/fault/spin?ms=", "/fault/spin?ms=x", "/fault/spin?ms=-5"] {
+        let a = call(&r, "GET", path, "").await;
+        assert_eq!((a.status, a.content_type.as_str(), a.text()), (StatusCode::OK, "text/plain; charset=utf-8", "OK"));
+    }
+    let started = Instant::now();
+    assert_eq!(call(&r, "GET", "/fault/spin?ms=100", "").await.text(), "OK");
+    assert!(started.elapsed() >= Duration::from_millis(100), "answered after {:?}", started.elapsed());
+    call(&r, "GET", "/fault/panic/x", "").await.assert_error(StatusCode::NOT_FOUND, "a longer path");
+    call(&r, "POST", "/fault/spin", "").await.assert_error(StatusCode::METHOD_NOT_ALLOWED, "POST");
+}
+
+#[tokio::test]
 async fn wrong_methods_are_405_with_allow() {
     let r = router();
     for (method, path, allow) in [

@@ -38,6 +38,8 @@ pub struct Config {
     pub db_pool: u32,
     /// `CONCUR_DB_SLOW_MS`: how long `/slowdb`'s query waits in the database.
     pub db_slow: Duration,
+    /// `CONCUR_FAULTS=1`: the fault routes of SPEC §9 exist.
+    pub faults: bool,
 }
 
 impl Config {
@@ -68,6 +70,7 @@ impl Config {
             db: get("CONCUR_DB_URL").map(|url| database_url(&url)).transpose()?,
             db_pool: int("CONCUR_DB_POOL", 16, 1, u32::MAX as u64)? as u32,
             db_slow: Duration::from_millis(int("CONCUR_DB_SLOW_MS", 20, 0, u32::MAX as u64)?),
+            faults: lookup("CONCUR_FAULTS").as_deref() == Some("1"),
         })
     }
 }
@@ -101,6 +104,9 @@ mod tests {
         assert!(c.page_file.ends_with("spec/static/hello.html"));
         assert!(c.db.is_none());
         assert_eq!((c.db_pool, c.db_slow), (16, Duration::from_millis(20)));
+        assert!(!c.faults);
+        assert!(config(&[("PORT", "1"), ("CONCUR_FAULTS", "1")]).unwrap().faults);
+        assert!(!config(&[("PORT", "1"), ("CONCUR_FAULTS", "true")]).unwrap().faults);
     }
 
     #[test]

@@ -2,9 +2,9 @@
 
 mod common;
 
-use common::{LONG_POLL, PAGE_DELAY, PAGE_EVERY, TestServer};
+use common::{LONG_POLL, PAGE_DELAY, PAGE_EVERY, TestServer, request};
 use serde_json::{Value, json};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const MIB: usize = 1 << 20;
 
@@ -181,5 +181,23 @@ fn a_chunked_body_over_1_mib_is_413() {
     client.read(false).expect(413, "text/plain", None);
     drop(client);
     sender.join().unwrap();
+    server.call("GET", "/", b"").expect(200, "text/plain", Some("Hello, World!"));
+}
+
+#[test]
+fn fault_routes_only_with_the_switch() {
+    let server = TestServer::start();
+    server.call("GET", "/fault/panic", b"").expect(404, "text/plain", None);
+    server.call("GET", "/fault/spin?ms=10", b"").expect(404, "text/plain", None);
+    let server = TestServer::with(|c| c.faults = true);
+    for target in ["/fault/spin", "/fault/spin?ms=", "/fault/spin?ms=x", "/fault/spin?ms=-5"] {
+        server.call("GET", target, b"").expect(200, "text/plain", Some("OK"));
+    }
+    let started = Instant::now();
+    server.call("GET", "/fault/spin?ms=100", b"").expect(200, "text/plain", Some("OK"));
+    assert!(started.elapsed() >= Duration::from_millis(100), "answered after {:?}", started.elapsed());
+    let mut client = server.connect();
+    client.send(&request("GET", "/fault/panic", b""));
+    assert!(client.closed_within(Duration::from_secs(5)), "the panic's connection is closed unanswered");
     server.call("GET", "/", b"").expect(200, "text/plain", Some("Hello, World!"));
 }

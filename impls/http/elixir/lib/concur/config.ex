@@ -12,7 +12,7 @@ defmodule Concur.Config do
   # spec/static/hello.html seen from this folder, where the server is started.
   @default_page_file "../../../spec/static/hello.html"
 
-  defstruct [:port, :cores, :bcrypt_cost, :page_file, :page_delay_every, :page_delay_ms, :longpoll_ms, :db, :db_pool, :db_slow_ms]
+  defstruct [:port, :cores, :bcrypt_cost, :page_file, :page_delay_every, :page_delay_ms, :longpoll_ms, :db, :db_pool, :db_slow_ms, :faults]
 
   @type t :: %__MODULE__{
           port: 1..65535,
@@ -24,7 +24,8 @@ defmodule Concur.Config do
           longpoll_ms: non_neg_integer(),
           db: keyword() | nil,
           db_pool: pos_integer(),
-          db_slow_ms: non_neg_integer()
+          db_slow_ms: non_neg_integer(),
+          faults: boolean()
         }
 
   # Longer waits than this do not fit an Erlang timer.
@@ -53,7 +54,9 @@ defmodule Concur.Config do
          longpoll_ms: longpoll,
          db: db,
          db_pool: db_pool,
-         db_slow_ms: db_slow_ms
+         db_slow_ms: db_slow_ms,
+         # SPEC §9: the fault routes exist only when this is exactly "1".
+         faults: Map.get(env, "CONCUR_FAULTS") == "1"
        }}
     end
   end

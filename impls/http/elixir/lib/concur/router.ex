@@ -9,7 +9,7 @@ defmodule Concur.Router do
   `%41` or `a%2Fb` is refused as a user name rather than decoded into one.
   """
 
-  alias Concur.{Database, Hello, Passwords, Users}
+  alias Concur.{Config, Database, Faults, Hello, Passwords, Users}
   alias Concur.HTTP.Reply
 
   @get ["GET", "HEAD"]
@@ -51,11 +51,16 @@ defmodule Concur.Router do
   defp route("/updates"), do: {@get, &Database.updates/1, []}
   defp route("/fortunes"), do: {@get, &Database.fortunes/1, []}
   defp route("/slowdb"), do: {@get, &Database.slow/1, []}
+  defp route("/fault/panic"), do: fault({@get, &Faults.panic/1, []})
+  defp route("/fault/spin"), do: fault({@get, &Faults.spin/1, []})
   defp route("/password/set/" <> user), do: {@post, &Passwords.set/2, [user]}
   defp route("/password/verify/" <> user), do: {@post, &Passwords.verify/2, [user]}
   defp route("/user/set/" <> user), do: {@post, &Users.set/2, [user]}
   defp route("/user/get/" <> user), do: {@get, &Users.get/2, [user]}
   defp route(_), do: nil
+
+  # The fault routes of SPEC §9 are unknown paths unless CONCUR_FAULTS=1.
+  defp fault(route), do: if(Config.get().faults, do: route)
 
   # The raw target's path (mochiweb already took the path out of an absolute
   # form such as http://host/json); the query string is ignored.

@@ -55,6 +55,8 @@ module Concur
       when %r{\A/password/verify/(.*)\z} then post(env, $1) { |user| verify_password(user, env) }
       when %r{\A/user/set/(.*)\z} then post(env, $1) { |user| set_user(user, env) }
       when %r{\A/user/get/(.*)\z} then get(env, $1) { |user| get_user(user) }
+      when "/fault/panic" then fault(path) { get(env) { raise "fault: /fault/panic" } }
+      when "/fault/spin" then fault(path) { get(env) { spin(env) } }
       else raise HttpError.new(404, "not found: #{path}")
       end
     end
@@ -81,7 +83,26 @@ module Concur
       raise HttpError.new(400, "invalid user name: must match [A-Za-z0-9_.-]{1,64}")
     end
 
+    # The fault routes of SPEC §9 are routes only with CONCUR_FAULTS=1.
+    def fault(path)
+      raise HttpError.new(404, "not found: #{path}") unless @config.faults
+
+      yield
+    end
+
     # -- handlers ---------------------------------------------------------
+
+    MAX_SPIN_MS = 10_000
+
+    # Computes on this request's Puma thread for ?ms= milliseconds (read as
+    # /queries reads its count: 0 unless an integer, clamped to 0..10000).
+    # The GVL hands the interpreter to another thread every 100 ms meanwhile.
+    def spin(env)
+      ms = Integer(Rack::Utils.parse_query(env["QUERY_STRING"])["ms"].to_s, 10, exception: false) || 0
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + ms.clamp(0, MAX_SPIN_MS) / 1000.0
+      nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+      text(200, "OK")
+    end
 
     def page
       count = @page_lock.synchronize { @page_count += 1 }

@@ -10,7 +10,7 @@ module Concur
   # holds for all processes together): divided by Puma's WEB_CONCURRENCY
   # workers, at least one each.
   Config = Struct.new(:bcrypt_cost, :page_file, :page_delay_every, :page_delay, :longpoll,
-                      :db_url, :db_pool, :db_slow, keyword_init: true) do
+                      :db_url, :db_pool, :db_slow, :faults, keyword_init: true) do
     def self.from_env(env = ENV)
       workers = integer(env, "WEB_CONCURRENCY", 1, 1..)
       new(
@@ -22,6 +22,7 @@ module Concur
         db_url: env["CONCUR_DB_URL"].to_s.empty? ? nil : env["CONCUR_DB_URL"],
         db_pool: [integer(env, "CONCUR_DB_POOL", 16, 1..) / workers, 1].max,
         db_slow: integer(env, "CONCUR_DB_SLOW_MS", 20, 0..) / 1000.0,
+        faults: env["CONCUR_FAULTS"] == "1",
       )
     end
 

@@ -9,8 +9,9 @@ class BadInputTest < ActionDispatch::IntegrationTest
     assert_equal 1, response.body.lines.size, "one line: #{response.body.inspect}"
   end
 
+  # The fault routes of SPEC §9 too: the tests run without CONCUR_FAULTS=1.
   test "unknown paths are 404, prefixes without their slash too" do
-    %w[/nope /user/get /password/set /json.xml /user /pagex].each do |path|
+    %w[/nope /user/get /password/set /json.xml /user /pagex /fault/panic /fault/spin].each do |path|
       get path
       assert_refused 404
       post path, params: "{}"

@@ -35,6 +35,7 @@ module Concur
     }.freeze
     WORLD_ROWS = 10_000
     MAX_QUERIES = 500
+    MAX_SPIN_MS = 10_000
     ADDED_FORTUNE = { id: 0, message: "Additional fortune added at request time." }.freeze
 
     # The every-Nth /page counter, one per process (SPEC §2): created before
@@ -193,6 +194,25 @@ module Concur
     get "/slowdb" do
       content_type :json
       JSON.generate(database { |db| world(db.slow(random_id, settings.concur.db_slow)) })
+    end
+
+    # The fault routes of SPEC §9, routes only with CONCUR_FAULTS=1. The
+    # panic is any route's bug: Sinatra's error handler (show_exceptions and
+    # raise_errors off) answers it 500 and dumps its backtrace to stderr.
+    if concur.faults
+      get "/fault/panic" do
+        raise "fault: /fault/panic"
+      end
+
+      # Computes on this request's Puma thread for ?ms= milliseconds (read as
+      # queries is: 0 unless an integer, clamped to 0..10000); the GVL hands
+      # the interpreter to another thread every 100 ms meanwhile.
+      get "/fault/spin" do
+        ms = (Integer(params["ms"].to_s, 10, exception: false) || 0).clamp(0, MAX_SPIN_MS)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + ms / 1000.0
+        nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+        "OK"
+      end
     end
 
     # No route matched: a known path with another method is 405, any other

@@ -9,7 +9,7 @@ module Concur
   # each worker's share of CONCUR_DB_POOL, at least one (SPEC §8.2: the
   # bound holds for all processes together).
   Config = Struct.new(:port, :cores, :workers, :bcrypt_cost, :page_file, :page_delay_every,
-                      :page_delay, :long_poll, :db_url, :db_pool, :db_slow, keyword_init: true)
+                      :page_delay, :long_poll, :db_url, :db_pool, :db_slow, :faults, keyword_init: true)
 
   class Config
     # spec/static/hello.html, seen from this folder, where the orchestrator
@@ -34,7 +34,8 @@ module Concur
         long_poll: integer(env, "CONCUR_LONGPOLL_MS", 0..2**31, 5000) / 1000.0,
         db_url: env["CONCUR_DB_URL"].to_s.empty? ? nil : env["CONCUR_DB_URL"],
         db_pool: [integer(env, "CONCUR_DB_POOL", 1..2**31, 16) / workers, 1].max,
-        db_slow: integer(env, "CONCUR_DB_SLOW_MS", 0..2**31, 20) / 1000.0
+        db_slow: integer(env, "CONCUR_DB_SLOW_MS", 0..2**31, 20) / 1000.0,
+        faults: env["CONCUR_FAULTS"] == "1"
       )
     end
 

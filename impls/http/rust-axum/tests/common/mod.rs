@@ -30,6 +30,7 @@ pub fn test_config() -> Config {
         db: None,
         db_pool: 2,
         db_slow: Duration::from_millis(20),
+        faults: false,
     }
 }
 

@@ -3,6 +3,7 @@
 //! pool thread calls it with the request head and a handle on the body.
 
 mod db;
+mod fault;
 mod fortunes;
 mod hello;
 mod password;
@@ -44,6 +45,8 @@ pub struct App {
     db: db::Database,
     /// `CONCUR_DB_SLOW_MS`.
     db_slow: Duration,
+    /// `CONCUR_FAULTS=1`: `/fault/panic` and `/fault/spin` exist (SPEC §9).
+    faults: bool,
 }
 
 impl App {
@@ -60,6 +63,7 @@ impl App {
             users: store::Store::default(),
             db: db::Database::open(config.db.as_ref(), config.db_pool),
             db_slow: config.db_slow,
+            faults: config.faults,
         }
     }
 
@@ -68,7 +72,7 @@ impl App {
     }
 
     fn dispatch(&self, request: &Request, body: &mut Body) -> Reply {
-        match routes::resolve(&request.method, request.path())? {
+        match routes::resolve(&request.method, request.path(), self.faults)? {
             Route::Root => Ok(hello::root()),
             Route::Json => Ok(hello::json()),
             Route::Page => Ok(self.page()),
@@ -82,6 +86,8 @@ impl App {
             Route::Updates => self.updates(request.query()),
             Route::Fortunes => self.fortunes(),
             Route::SlowDb => self.slow_query(),
+            Route::FaultPanic => fault::panic(),
+            Route::FaultSpin => Ok(fault::spin(request.query())),
         }
     }
 }

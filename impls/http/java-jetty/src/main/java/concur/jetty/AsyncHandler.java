@@ -33,7 +33,7 @@ final class AsyncHandler extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         try {
-            Routes.Match match = Routes.match(request.getMethod(), request.getHttpURI().getPath());
+            Routes.Match match = Routes.match(request.getMethod(), request.getHttpURI().getPath(), config.faults());
             switch (match.route()) {
                 case ROOT -> service.hello().send(response, callback);
                 case JSON -> service.json().send(response, callback);
@@ -42,6 +42,9 @@ final class AsyncHandler extends Handler.Abstract {
                 case USER_GET -> service.getUser(match.user()).send(response, callback);
                 // JDBC blocks: this pool thread waits for a connection and for each query.
                 case DB, QUERIES, UPDATES, FORTUNES, SLOWDB -> database.answer(match.route(), request).send(response, callback);
+                // SPEC §9: a bug in a handler, and a handler that computes on this pool thread without letting go of it.
+                case FAULT_PANIC -> throw new IllegalStateException("fault: panic");
+                case FAULT_SPIN -> service.spin(Service.spinMillis(request)).send(response, callback);
                 case PASSWORD_SET, PASSWORD_VERIFY, USER_SET -> Bodies.readAsync(request, response,
                         body -> answer(request, response, callback, match, body),
                         failure -> Reply.fail(request, response, callback, failure));

@@ -27,7 +27,7 @@ final class BlockingHandler extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         try {
-            Routes.Match match = Routes.match(request.getMethod(), request.getHttpURI().getPath());
+            Routes.Match match = Routes.match(request.getMethod(), request.getHttpURI().getPath(), config.faults());
             Reply reply = switch (match.route()) {
                 case ROOT -> service.hello();
                 case JSON -> service.json();
@@ -44,6 +44,9 @@ final class BlockingHandler extends Handler.Abstract {
                 case USER_GET -> service.getUser(match.user());
                 // JDBC's socket reads and HikariCP's wait park the virtual thread.
                 case DB, QUERIES, UPDATES, FORTUNES, SLOWDB -> database.answer(match.route(), request);
+                // SPEC §9: a bug in a handler, and a handler that computes on its virtual thread (and so its carrier) without parking.
+                case FAULT_PANIC -> throw new IllegalStateException("fault: panic");
+                case FAULT_SPIN -> service.spin(Service.spinMillis(request));
                 case PASSWORD_SET, PASSWORD_VERIFY, USER_SET -> service.post(match, Bodies.read(request, response));
             };
             reply.send(response, callback);

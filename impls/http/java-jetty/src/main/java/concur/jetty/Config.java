@@ -16,7 +16,8 @@ public record Config(
         Path pageFile,
         int pageDelayEvery,
         Duration pageDelay,
-        Duration longPoll) {
+        Duration longPoll,
+        boolean faults) {
 
     /** {@code spec/static/hello.html}, seen from either implementation folder (the start command's directory). */
     static final Path DEFAULT_PAGE_FILE = Path.of("../../../spec/static/hello.html");
@@ -33,7 +34,9 @@ public record Config(
                 Path.of(env.getOrDefault("CONCUR_PAGE_FILE", DEFAULT_PAGE_FILE.toString())).toAbsolutePath().normalize(),
                 integer("CONCUR_PAGE_DELAY_EVERY", env.getOrDefault("CONCUR_PAGE_DELAY_EVERY", "10"), 1, Integer.MAX_VALUE),
                 Duration.ofMillis(integer("CONCUR_PAGE_DELAY_MS", env.getOrDefault("CONCUR_PAGE_DELAY_MS", "2000"), 0, 3_600_000)),
-                Duration.ofMillis(integer("CONCUR_LONGPOLL_MS", env.getOrDefault("CONCUR_LONGPOLL_MS", "5000"), 0, 3_600_000)));
+                Duration.ofMillis(integer("CONCUR_LONGPOLL_MS", env.getOrDefault("CONCUR_LONGPOLL_MS", "5000"), 0, 3_600_000)),
+                // SPEC §9: the fault routes exist only with CONCUR_FAULTS=1; any other value leaves them off.
+                "1".equals(env.get("CONCUR_FAULTS")));
     }
 
     static int integer(String name, String value, int min, int max) {

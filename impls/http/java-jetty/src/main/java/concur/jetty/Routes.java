@@ -27,7 +27,10 @@ final class Routes {
         QUERIES("/queries", false),
         UPDATES("/updates", false),
         FORTUNES("/fortunes", false),
-        SLOWDB("/slowdb", false);
+        SLOWDB("/slowdb", false),
+        // The fault routes (SPEC §9), only with CONCUR_FAULTS=1.
+        FAULT_PANIC("/fault/panic", false),
+        FAULT_SPIN("/fault/spin", false);
 
         final String path;
         /** POST routes take a JSON body; the others are GET (and HEAD) routes. */
@@ -41,6 +44,10 @@ final class Routes {
         /** {@code /password/set/} and the like are prefixes followed by {@code {user}}. */
         boolean hasUser() {
             return path.endsWith("/") && path.length() > 1;
+        }
+
+        boolean isFault() {
+            return this == FAULT_PANIC || this == FAULT_SPIN;
         }
 
         String allow() {
@@ -72,10 +79,14 @@ final class Routes {
 
     /**
      * Resolves {@code rawPath} (undecoded, without the query) to a route, or
-     * throws the 404, 405 or 400 that SPEC §3 puts first.
+     * throws the 404, 405 or 400 that SPEC §3 puts first. Without
+     * {@code faults} the fault routes are unknown paths.
      */
-    static Match match(String method, String rawPath) {
+    static Match match(String method, String rawPath, boolean faults) {
         for (Route route : ROUTES) {
+            if (route.isFault() && !faults) {
+                continue;
+            }
             String user = null;
             if (route.hasUser()) {
                 if (!rawPath.startsWith(route.path)) {

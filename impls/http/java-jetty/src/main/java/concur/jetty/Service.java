@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Request;
 
 /**
  * What each route does once its request is in hand, written as plain
@@ -56,6 +57,29 @@ final class Service {
 
     Reply ok() {
         return Reply.text("OK");
+    }
+
+    /**
+     * {@code /fault/spin} (SPEC §9): computes until {@code ms} of wall-clock
+     * time have passed, on the calling thread, never giving it up (no sleep,
+     * no park), as a runaway regular expression would; then {@code OK}.
+     */
+    Reply spin(int ms) {
+        long end = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() - end < 0) {
+            // reading the clock is the work
+        }
+        return ok();
+    }
+
+    /** SPEC §9's N, read as {@code /queries} reads its own: missing, empty, not an integer or below 0 is 0; above 10000 is 10000. */
+    static int spinMillis(Request request) {
+        String raw = Request.extractQueryParameters(request).getValue("ms");
+        try {
+            return Math.clamp(Integer.parseInt(raw), 0, 10_000);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** Counts a {@code /page} request (from 1) and tells whether it is an Nth one, to be delayed. */

@@ -64,7 +64,7 @@ class ConcurrencyTest {
     void at_most_cores_bcrypt_hashes_run_at_once() throws Exception {
         // Jetty's pool let up to ~198 hashes time-slice the cores (spec/POLICIES.md §2).
         int cores = 2;
-        Config config = new Config(0, cores, 8, TestServer.PAGE_FILE, TestServer.PAGE_DELAY_EVERY, TestServer.PAGE_DELAY, TestServer.LONG_POLL);
+        Config config = new Config(0, cores, 8, TestServer.PAGE_FILE, TestServer.PAGE_DELAY_EVERY, TestServer.PAGE_DELAY, TestServer.LONG_POLL, false);
         ConcurServer two = new ConcurServer(config, TestServer.threads()).start();
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (ExecutorService clientThreads = Executors.newVirtualThreadPerTaskExecutor()) {

@@ -1,6 +1,7 @@
 package concur.jetty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,8 +16,10 @@ class ConfigTest {
     void defaults() {
         Config config = Config.fromEnv(Map.of("PORT", "8080"));
         assertEquals(new Config(8080, 1, 10, Config.DEFAULT_PAGE_FILE.toAbsolutePath().normalize(), 10,
-                Duration.ofMillis(2000), Duration.ofMillis(5000)), config);
+                Duration.ofMillis(2000), Duration.ofMillis(5000), false), config);
         assertTrue(config.pageFile().endsWith("spec/static/hello.html"));
+        assertTrue(Config.fromEnv(Map.of("PORT", "8080", "CONCUR_FAULTS", "1")).faults());
+        assertFalse(Config.fromEnv(Map.of("PORT", "8080", "CONCUR_FAULTS", "true")).faults());
     }
 
     @Test

@@ -97,4 +97,25 @@ class RoutesTest {
         assertEquals(200, server.post("/user/set/spaced", "{ \"a\" : \"\\u0041\" , \"n\" : 1.0e0 }").statusCode());
         assertOk(server.get("/user/get/spaced"), "application/json", "{\"a\":\"A\",\"n\":1.0}");
     }
+
+    @Test
+    void the_fault_routes_are_unknown_paths_without_concur_faults() throws Exception {
+        assertEquals(404, server.get("/fault/panic").statusCode());
+        assertEquals(404, server.get("/fault/spin?ms=1").statusCode());
+    }
+
+    @Test
+    void with_concur_faults_spin_computes_and_clamps_ms_and_panic_is_jettys_500() throws Exception {
+        try (TestServer faults = TestServer.withFaults()) {
+            long start = System.nanoTime();
+            assertOk(faults.get("/fault/spin?ms=200"), "text/plain; charset=utf-8", "OK");
+            assertTrue((System.nanoTime() - start) / 1_000_000 >= 200);
+            for (String query : new String[] {"", "?ms=", "?ms=x", "?ms=-5", "?ms=1.5"}) {
+                assertOk(faults.get("/fault/spin" + query), "text/plain; charset=utf-8", "OK");
+            }
+            assertEquals(404, faults.get("/fault/panic/x").statusCode());
+            assertEquals(500, faults.get("/fault/panic").statusCode());
+            assertOk(faults.get("/"), "text/plain; charset=utf-8", "Hello, World!");
+        }
+    }
 }

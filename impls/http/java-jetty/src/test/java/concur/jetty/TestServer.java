@@ -38,12 +38,21 @@ final class TestServer implements AutoCloseable {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestServer() throws Exception {
-        this(Database.Settings.NONE);
+        this(Database.Settings.NONE, false);
     }
 
     /** A server on the database of {@code db} (DatabaseTest). */
     TestServer(Database.Settings db) throws Exception {
-        Config config = new Config(0, 1, 4, PAGE_FILE, PAGE_DELAY_EVERY, PAGE_DELAY, LONG_POLL);
+        this(db, false);
+    }
+
+    /** A server with the fault routes of SPEC §9 ({@code CONCUR_FAULTS=1}). */
+    static TestServer withFaults() throws Exception {
+        return new TestServer(Database.Settings.NONE, true);
+    }
+
+    private TestServer(Database.Settings db, boolean faults) throws Exception {
+        Config config = new Config(0, 1, 4, PAGE_FILE, PAGE_DELAY_EVERY, PAGE_DELAY, LONG_POLL, faults);
         server = new ConcurServer(config, threads(), db).start();
         port = server.port();
     }

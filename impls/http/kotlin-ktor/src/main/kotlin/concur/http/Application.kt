@@ -26,5 +26,5 @@ fun Application.concur(config: Config) {
     val bcrypt = Dispatchers.Default.limitedParallelism(config.cores, "bcrypt")
     val database = Database(config.db)
     monitor.subscribe(ApplicationStopped) { database.close() }
-    routes(Hello(config), Passwords(config.bcryptCost, bcrypt), Users(), DbRoutes(database, config.db.slow))
+    routes(Hello(config), Passwords(config.bcryptCost, bcrypt), Users(), DbRoutes(database, config.db.slow), config.faults)
 }

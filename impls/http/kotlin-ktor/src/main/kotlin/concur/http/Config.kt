@@ -28,6 +28,8 @@ data class Config(
     val longPoll: Duration = 5000.milliseconds,
     /** CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS (SPEC §8.2). */
     val db: DbSettings = DbSettings(),
+    /** CONCUR_FAULTS=1: the fault routes of SPEC §9 exist; any other value leaves them unknown paths. */
+    val faults: Boolean = false,
 ) {
     companion object {
         /** Reads the settings through [getenv] (System.getenv in main, a map in tests). */
@@ -47,6 +49,7 @@ data class Config(
                     pool = integer(getenv, "CONCUR_DB_POOL", 16, 1, 10_000),
                     slow = integer(getenv, "CONCUR_DB_SLOW_MS", 20, 0, 3_600_000).milliseconds,
                 ),
+                faults = getenv("CONCUR_FAULTS") == "1",
             )
         }
 

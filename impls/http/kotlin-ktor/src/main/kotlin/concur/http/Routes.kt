@@ -1,5 +1,5 @@
 /*
- * The route table of SPEC §2 and §8 in Ktor's routing DSL, and the order of SPEC §3:
+ * The route table of SPEC §2, §8 and §9 in Ktor's routing DSL, and the order of SPEC §3:
  * routing answers 404 for an unknown path, each route's fallback 405 for
  * another method, [userName] 400 for a bad {user}, and only then does a
  * handler read its body (413, then 400 for bad JSON).
@@ -23,7 +23,7 @@ import io.ktor.server.routing.routing
 /** SPEC §3.4, checked on the raw path: `%41` and `a/b` are not names. */
 private val USER_NAME = Regex("[A-Za-z0-9_.-]{1,64}")
 
-fun Application.routes(hello: Hello, passwords: Passwords, users: Users, db: DbRoutes) = routing {
+fun Application.routes(hello: Hello, passwords: Passwords, users: Users, db: DbRoutes, faults: Boolean) = routing {
     endpoint(HttpMethod.Get, "/") { hello.root(call) }
     endpoint(HttpMethod.Get, "/json") { hello.json(call) }
     endpoint(HttpMethod.Get, "/page") { hello.page(call) }
@@ -35,6 +35,12 @@ fun Application.routes(hello: Hello, passwords: Passwords, users: Users, db: DbR
     endpoint(HttpMethod.Get, "/updates") { db.updates(call) }
     endpoint(HttpMethod.Get, "/fortunes") { db.fortunes(call) }
     endpoint(HttpMethod.Get, "/slowdb") { db.slowdb(call) }
+
+    // SPEC §9, only with CONCUR_FAULTS=1; otherwise unknown paths (404).
+    if (faults) {
+        endpoint(HttpMethod.Get, "/fault/panic") { panic() }
+        endpoint(HttpMethod.Get, "/fault/spin") { spin(call) }
+    }
 
     userEndpoint(HttpMethod.Post, "/password/set/") { user ->
         passwords.set(user, call.receivePassword())

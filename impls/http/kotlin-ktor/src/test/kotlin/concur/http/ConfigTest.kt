@@ -21,9 +21,10 @@ class ConfigTest {
             "PORT" to "1", "CONCUR_CORES" to "3", "CONCUR_BCRYPT_COST" to "20", "CONCUR_PAGE_FILE" to "/p",
             "CONCUR_PAGE_DELAY_EVERY" to "4", "CONCUR_PAGE_DELAY_MS" to "5", "CONCUR_LONGPOLL_MS" to "6",
             "CONCUR_DB_URL" to "postgres://u:p@h:1/d", "CONCUR_DB_POOL" to "7", "CONCUR_DB_SLOW_MS" to "8",
+            "CONCUR_FAULTS" to "1",
         )
         val db = DbSettings("postgres://u:p@h:1/d", 7, 8.milliseconds)
-        assertEquals(Config(1, 3, 20, "/p", 4, 5.milliseconds, 6.milliseconds, db), Config.fromEnv(env::get))
+        assertEquals(Config(1, 3, 20, "/p", 4, 5.milliseconds, 6.milliseconds, db, faults = true), Config.fromEnv(env::get))
     }
 
     @Test

@@ -96,6 +96,20 @@ class RoutesTest {
         }
     }
 
+    @Test
+    fun `fault routes exist only with CONCUR_FAULTS=1, and a bad ms is clamped`() {
+        for (path in listOf("/fault/panic", "/fault/spin?ms=1")) assertEquals(404, server.call("GET", path).status, path)
+        OwnServer(server.config.copy(faults = true)).use { faulty ->
+            for (path in listOf("/fault/spin?ms=x", "/fault/spin?ms=-5", "/fault/spin")) assertEquals("OK", faulty.get(path).text, path)
+            val started = System.nanoTime()
+            assertEquals("OK", faulty.get("/fault/spin?ms=100").text)
+            assertTrue((System.nanoTime() - started) / 1_000_000 >= 100, "the spin answered early")
+            assertEquals(500, faulty.get("/fault/panic").status)
+            assertEquals(404, faulty.get("/fault/panic/x").status)
+            assertEquals("Hello, World!", faulty.get("/").text)
+        }
+    }
+
     private fun Path(s: String) = java.nio.file.Path.of(s)
 
     /** I-JSON equality (SPEC §2): members in any order, numbers by value (`-3e2` is `-300.0`). */

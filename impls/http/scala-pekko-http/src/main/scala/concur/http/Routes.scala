@@ -8,12 +8,12 @@ import org.apache.pekko.http.scaladsl.server.{Directive1, Route, ValidationRejec
 import org.apache.pekko.util.ByteString
 import spray.json.JsValue
 
-/** The route tree of SPEC §2 and §8, wrapped in the error handlers of [[Errors]].
+/** The route tree of SPEC §2, §8 and §9, wrapped in the error handlers of [[Errors]].
   *
   * `path("user" / "get" / Remaining)` matches every path under the prefix, so that a bad `{user}` (`a/b`, `%41`)
   * reaches the route and gets its 400, while the bare prefix `/user/get` matches nothing and gets 404.
   */
-final class Routes(hello: Hello, passwords: Passwords, users: Users, db: DbRoutes) {
+final class Routes(hello: Hello, passwords: Passwords, users: Users, db: DbRoutes, faults: Boolean) {
   import Routes._
 
   val route: Route =
@@ -51,7 +51,8 @@ final class Routes(hello: Hello, passwords: Passwords, users: Users, db: DbRoute
               }
             }
           },
-          db.route
+          db.route,
+          if (faults) Faults.route else reject // SPEC §9, only with CONCUR_FAULTS=1
         )
       }
     }

@@ -44,7 +44,7 @@ object Server {
         database.close()
         Future.successful(Done)
       }
-      val routes = new Routes(new Hello(settings), passwords, users, new DbRoutes(database, settings.db.slow))
+      val routes = new Routes(new Hello(settings), passwords, users, new DbRoutes(database, settings.db.slow), settings.faults)
       // SIGTERM runs the JVM's shutdown hook, Pekko's CoordinatedShutdown: it unbinds, lets requests in flight
       // finish for up to 2 s, and stops the system.
       bound.completeWith(

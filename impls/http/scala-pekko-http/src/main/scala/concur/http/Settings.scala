@@ -13,6 +13,7 @@ import scala.concurrent.duration._
   * @param pageDelay      CONCUR_PAGE_DELAY_MS: that delay
   * @param longPoll       CONCUR_LONGPOLL_MS: the wait of /longPoll
   * @param db             CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS (SPEC §8.2)
+  * @param faults         CONCUR_FAULTS=1: the fault routes of SPEC §9 exist
   */
 final case class Settings(
     port: Int,
@@ -22,7 +23,8 @@ final case class Settings(
     pageDelayEvery: Int = 10,
     pageDelay: FiniteDuration = 2.seconds,
     longPoll: FiniteDuration = 5.seconds,
-    db: DbSettings = DbSettings()
+    db: DbSettings = DbSettings(),
+    faults: Boolean = false
 )
 
 /** SPEC §8.2's variables.
@@ -65,7 +67,8 @@ object Settings {
         url = env.get("CONCUR_DB_URL").filter(_.trim.nonEmpty).map { url => Database.jdbc(url); url },
         pool = int("CONCUR_DB_POOL", Some(16), 1, 10000),
         slow = int("CONCUR_DB_SLOW_MS", Some(20), 0, hour).millis
-      )
+      ),
+      faults = env.get("CONCUR_FAULTS").contains("1")
     )
   }
 }

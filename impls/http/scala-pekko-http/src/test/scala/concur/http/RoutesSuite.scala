@@ -16,6 +16,10 @@ class RoutesSuite extends ServerSuite {
     assert(r.header("server").get.startsWith("pekko-http/"))
   }
 
+  test("without CONCUR_FAULTS=1 the fault routes of SPEC §9 are unknown paths") {
+    for (target <- Seq("/fault/panic", "/fault/spin?ms=1")) assertError(call("GET", target), 404, target)
+  }
+
   test("GET /json, and a query string is ignored") {
     for (target <- Seq("/json", "/json?x=1")) {
       val r = call("GET", target)

@@ -13,12 +13,15 @@ class SettingsSuite extends munit.FunSuite {
   test("every variable is read") {
     val s = Settings.fromEnv(
       Map("PORT" -> "1", "CONCUR_CORES" -> "2", "CONCUR_BCRYPT_COST" -> "20", "CONCUR_PAGE_FILE" -> "/tmp/p.html",
-        "CONCUR_PAGE_DELAY_EVERY" -> "3", "CONCUR_PAGE_DELAY_MS" -> "600", "CONCUR_LONGPOLL_MS" -> "2000")
+        "CONCUR_PAGE_DELAY_EVERY" -> "3", "CONCUR_PAGE_DELAY_MS" -> "600", "CONCUR_LONGPOLL_MS" -> "2000",
+        "CONCUR_FAULTS" -> "1")
     )
     assertEquals(s.cores, 2)
     assertEquals(s.bcryptCost, 20)
     assertEquals(s.pageFile.toString, "/tmp/p.html")
     assertEquals((s.pageDelayEvery, s.pageDelay, s.longPoll), (3, 600.millis, 2.seconds))
+    assert(s.faults)
+    assert(!Settings.fromEnv(Map("PORT" -> "1", "CONCUR_FAULTS" -> "true")).faults)
   }
 
   test("a missing PORT and bad values are refused, naming the variable") {

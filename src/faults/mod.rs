@@ -1,0 +1,354 @@
+//! `concur faults`: what a server does on the day a handler misbehaves
+//! (spec/SPEC.md §9, spec/FAULTS.md). A server started with its fault routes
+//! on is timed from exec to its first answer, then put under a light
+//! open-loop load while a prober asks `GET /` every few milliseconds, and
+//! one fault at a time is set off: a handler's panic, a handler's spin that
+//! never yields, and a SIGKILL of one worker (or of the only process). What
+//! the faulting client received, how long nobody was served, how long the
+//! others waited, what the load lost, and who started the server again are
+//! kept. Where the runtime has no supervisor of its own and the process
+//! died, concur starts it again as a process supervisor would (systemd's
+//! `Restart=always`, killing what was left of its group first) and says so.
+
+mod probe;
+
+use crate::host::procstat::{sample_group, serving_port, tree};
+use crate::impls::Implementation;
+use crate::load::{self, Control, LoadPlan, StopAt};
+use crate::server::{self, Launch, Server};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// One fault a trial sets off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// `GET /fault/panic`.
+    Panic,
+    /// `GET /fault/spin?ms=N`.
+    Spin { ms: u64 },
+    /// SIGKILL to one worker process, or to the only one.
+    Kill,
+}
+
+impl Fault {
+    pub fn label(self) -> String {
+        match self {
+            Fault::Panic => "panic".into(),
+            Fault::Spin { ms } => format!("spin {ms} ms"),
+            Fault::Kill => "kill -9".into(),
+        }
+    }
+}
+
+/// How the trials are run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The open-loop load beside the prober, requests per second of `GET /`.
+    pub rate: f64,
+    /// Load before the fault, and after it (the bound on a recovery).
+    pub before: Duration,
+    pub after: Duration,
+    /// The spin's length.
+    pub spin_ms: u64,
+    /// The prober's period.
+    pub probe_every: Duration,
+    /// The longest start-up waited for.
+    pub start_timeout: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            rate: 200.0,
+            before: Duration::from_secs(1),
+            after: Duration::from_secs(4),
+            spin_ms: 1000,
+            probe_every: Duration::from_millis(10),
+            start_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// From exec to the first `GET /` answered 200, and the server's memory then.
+#[derive(Debug, Clone, Serialize)]
+pub struct StartUp {
+    pub ready_ms: f64,
+    pub rss_bytes: u64,
+}
+
+/// What one fault did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Trial {
+    pub fault: String,
+    /// What the client that set it off received: `500`, `connection closed`, `no answer within 15 s`;
+    /// for a kill, which process was killed.
+    pub faulting_client: String,
+    /// How long the fault's own request took (the spin's, the panic's).
+    pub faulting_ms: Option<f64>,
+    /// From the first probe that failed to the first answered after the last failure; 0: every
+    /// probe was answered; `None`: not serving again when the trial ended.
+    pub outage_ms: Option<f64>,
+    /// The longest a probe sent after the fault waited for its answer (a stall of the others).
+    pub stall_ms: f64,
+    pub probes: u64,
+    pub probes_failed: u64,
+    /// Who started a process again: `concur (as a process supervisor)`, `its own supervisor`; `None`: nobody had to.
+    pub restarted_by: Option<String>,
+    /// The load beside it: answered, failed, left unanswered.
+    pub load_requests: u64,
+    pub load_errors: u64,
+    pub load_unfinished: u64,
+    /// The load's p99 and slowest answer over the trial, in milliseconds.
+    pub load_p99_ms: f64,
+    pub load_max_ms: f64,
+}
+
+/// The faults of one implementation at one core count.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImplFaults {
+    pub name: String,
+    pub cores: u32,
+    pub start_up: StartUp,
+    pub trials: Vec<Trial>,
+}
+
+/// A server that concur starts again when its process exits, as a process supervisor would.
+struct Supervised<'a> {
+    imp: &'a Implementation,
+    root: &'a Path,
+    launch: Launch,
+    server: Server,
+}
+
+impl Supervised<'_> {
+    /// Starts the server again when its leader has exited, after killing what was left of its
+    /// group (systemd's `KillMode=control-group`); whether it did.
+    fn restart_if_exited(&mut self) -> Result<bool> {
+        if self.server.is_running() {
+            return Ok(false);
+        }
+        self.server.stop(Duration::from_millis(200));
+        self.server = Server::start(self.imp, self.root, &self.launch)?;
+        Ok(true)
+    }
+}
+
+/// Starts `imp` at `cores` with its fault routes on, times its start-up, and runs each of `faults`.
+pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], settings: &Settings, log: PathBuf) -> Result<ImplFaults> {
+    let launch = Launch { port: server::free_port()?, cores, env: vec![server::faults_on()], cpus: None, log: Some(log), netns: None };
+    let started = Instant::now();
+    let mut server = Server::start(imp, root, &launch)?;
+    let ready = loop {
+        if server::answers_root(server.addr, Duration::from_millis(100), Duration::from_secs(2)) {
+            break started.elapsed();
+        }
+        server.still_running("start-up")?;
+        anyhow::ensure!(started.elapsed() < settings.start_timeout, "{} did not answer GET / within {:?}{}", imp.name(), settings.start_timeout, server.log_tail());
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let start_up = StartUp { ready_ms: ms(ready), rss_bytes: sample_group(server.pgid()).rss_bytes };
+    let mut supervised = Supervised { imp, root, launch, server };
+    let mut trials = Vec::new();
+    for &fault in faults {
+        trials.push(trial(&mut supervised, fault, settings)?);
+        // The next trial starts on a server that serves: one that runs on without serving is started afresh.
+        supervised.restart_if_exited()?;
+        if !wait_serving(supervised.server.addr, Duration::from_secs(10)) {
+            supervised.server.stop(Duration::from_secs(1));
+            supervised.restart_if_exited()?;
+            anyhow::ensure!(wait_serving(supervised.server.addr, settings.start_timeout), "{} did not serve again after {}", imp.name(), fault.label());
+        }
+    }
+    supervised.server.stop(Duration::from_secs(3));
+    Ok(ImplFaults { name: imp.name().to_string(), cores, start_up, trials })
+}
+
+fn wait_serving(addr: SocketAddr, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if server::answers_root(addr, Duration::from_millis(200), Duration::from_secs(2)) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// One fault under load: the prober and the load start, the fault comes `settings.before` later,
+/// and both end `settings.after` after it.
+fn trial(sup: &mut Supervised, fault: Fault, settings: &Settings) -> Result<Trial> {
+    let addr = sup.server.addr;
+    let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
+    plan.connections = 8;
+    plan.threads = 1;
+    plan.rate = Some(settings.rate);
+    plan.timeout = Duration::from_secs(2);
+    plan.stop = StopAt::Duration(settings.before + settings.after);
+    let (control, stop) = (Control::new(), AtomicBool::new(false));
+    let origin = Instant::now();
+    let workers_before = workers(sup.server.pgid());
+    std::thread::scope(|s| -> Result<Trial> {
+        let prober = s.spawn(|| probe::run(addr, origin, settings.probe_every, Duration::from_secs(2), &stop));
+        let load = s.spawn(|| load::run(&plan, &control));
+        std::thread::sleep(settings.before);
+        let fault_at = origin.elapsed();
+        let faulting = match fault {
+            Fault::Panic => Some(s.spawn(move || ask(addr, "/fault/panic"))),
+            Fault::Spin { ms } => Some(s.spawn(move || ask(addr, &format!("/fault/spin?ms={ms}")))),
+            Fault::Kill => None,
+        };
+        let killed = (fault == Fault::Kill).then(|| kill_one(sup.server.pgid(), addr.port()));
+        let mut restarted_by = None;
+        let end = origin + settings.before + settings.after;
+        while Instant::now() < end {
+            if sup.restart_if_exited()? {
+                restarted_by = Some("concur (as a process supervisor)".to_string());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        stop.store(true, Ordering::Relaxed);
+        let probes = prober.join().expect("the prober panicked");
+        let report = load.join().expect("the load panicked");
+        let (faulting_client, faulting_ms) = match (faulting, killed) {
+            (Some(handle), _) => {
+                let (saw, took) = handle.join().expect("the faulting client panicked");
+                (saw, Some(ms(took)))
+            }
+            (None, Some(what)) => (what, None),
+            (None, None) => unreachable!("a kill names its process"),
+        };
+        if restarted_by.is_none() && fault == Fault::Kill && sup.server.is_running() && workers(sup.server.pgid()).iter().any(|p| !workers_before.contains(p)) {
+            restarted_by = Some("its own supervisor".to_string());
+        }
+        let (outage, stall) = probe::outage_after(&probes, fault_at);
+        let report = report.with_context(|| format!("the load beside the {}", fault.label()))?;
+        let latency = |us: u64| us as f64 / 1000.0;
+        Ok(Trial {
+            fault: fault.label(),
+            faulting_client,
+            faulting_ms,
+            outage_ms: outage.map(ms),
+            stall_ms: ms(stall),
+            probes: probes.len() as u64,
+            probes_failed: probes.iter().filter(|p| p.sent >= fault_at && p.answered.is_none()).count() as u64,
+            restarted_by,
+            load_requests: report.requests,
+            load_errors: report.errors,
+            load_unfinished: report.unfinished,
+            load_p99_ms: latency(report.latency.p99_us),
+            load_max_ms: latency(report.latency.max_us),
+        })
+    })
+}
+
+/// The request that sets a fault off, on a connection of its own: what it received and how long it took.
+fn ask(addr: SocketAddr, target: &str) -> (String, Duration) {
+    let started = Instant::now();
+    let saw = (|| -> std::io::Result<String> {
+        let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+        s.set_read_timeout(Some(Duration::from_secs(15)))?;
+        s.write_all(format!("GET {target} HTTP/1.1\r\nHost: concur\r\nConnection: close\r\n\r\n").as_bytes())?;
+        let mut head = [0u8; 12];
+        match s.read_exact(&mut head) {
+            Ok(()) if head.starts_with(b"HTTP/1.") => Ok(String::from_utf8_lossy(&head[9..12]).into_owned()),
+            Ok(()) => Ok("an answer that is not HTTP/1.x".into()),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok("connection closed without an answer".into()),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => Ok("no answer within 15 s".into()),
+            Err(e) => Ok(format!("connection {}", if e.kind() == std::io::ErrorKind::ConnectionReset { "reset".to_string() } else { e.to_string() })),
+        }
+    })()
+    .unwrap_or_else(|e| format!("refused ({e})"));
+    (saw, started.elapsed())
+}
+
+/// The children of `leader` running its own executable: a cluster's workers, Puma's, uvicorn's
+/// (and a store's manager beside them), not the BEAM's `erl_child_setup`.
+fn workers(leader: i32) -> Vec<i32> {
+    let exe = |pid: i32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    let own = exe(leader);
+    tree(leader).into_iter().skip(1).filter(|&pid| own.is_some() && exe(pid) == own).collect()
+}
+
+/// SIGKILL to one worker of the server on `port` led by `leader` (a worker that holds a socket on
+/// the port, the one with the most memory), or to the leader when it has none; what was killed.
+fn kill_one(leader: i32, port: u16) -> String {
+    let serving = serving_port(&workers(leader), port);
+    let rss = |pid: i32| crate::host::procstat::sample_tree(pid).rss_bytes;
+    let (pid, what) = match serving.iter().copied().max_by_key(|&p| rss(p)) {
+        Some(worker) => (worker, format!("one of {} worker processes on the port", serving.len())),
+        None => (leader, "the only process".to_string()),
+    };
+    // SAFETY: kill has no memory effects; a pid gone meanwhile is ESRCH.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    what
+}
+
+/// `concur faults`: each of `names` (none: every HTTP implementation whose toolchain is present)
+/// at each of `cores`, printed as it goes and written to `json` when given.
+pub fn faults_command(root: Option<&Path>, names: &[String], cores: &[u32], settings: &Settings, json: Option<&Path>) -> Result<std::process::ExitCode> {
+    let root = crate::impls::find_root(root)?;
+    server::install_interrupt_handler();
+    let all = crate::impls::discover(&root)?;
+    let chosen = crate::impls::select(&all, "http", names)?;
+    let faults = [Fault::Panic, Fault::Spin { ms: settings.spin_ms }, Fault::Kill];
+    let mut results = Vec::new();
+    let mut failed = false;
+    for imp in &chosen {
+        if let crate::impls::Availability::Missing(why) = imp.availability() {
+            println!("{}: skipped: {why}", imp.name());
+            continue;
+        }
+        let build_log = std::env::temp_dir().join(format!("concur-build-{}-{}.log", imp.name(), std::process::id()));
+        if let Err(e) = server::build(imp, &server::BuildOutput::Log(build_log)) {
+            println!("{}: FAILED to build: {e:#}", imp.name());
+            failed = true;
+            continue;
+        }
+        for &cores in cores {
+            let log = std::env::temp_dir().join(format!("concur-faults-{}-{cores}-{}.log", imp.name(), std::process::id()));
+            match measure(imp, &root, cores, &faults, settings, log) {
+                Ok(r) => {
+                    print_faults(&r);
+                    results.push(r);
+                }
+                Err(e) => {
+                    println!("{} (CONCUR_CORES={cores}): FAILED: {e:#}", imp.name());
+                    failed = true;
+                }
+            }
+            if crate::host::interrupt::stopping() {
+                break;
+            }
+        }
+    }
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_string_pretty(&results)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(if failed { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS })
+}
+
+fn print_faults(r: &ImplFaults) {
+    println!("== {} (CONCUR_CORES={}): ready in {:.0} ms, {:.1} MiB", r.name, r.cores, r.start_up.ready_ms, r.start_up.rss_bytes as f64 / 1048576.0);
+    for t in &r.trials {
+        let outage = match t.outage_ms {
+            Some(0.0) => "no probe failed".to_string(),
+            Some(ms) => format!("probes failed over {ms:.0} ms"),
+            None => "not serving again by the end".to_string(),
+        };
+        let took = t.faulting_ms.map_or(String::new(), |ms| format!(" after {ms:.0} ms"));
+        let by = t.restarted_by.as_deref().map_or(String::new(), |b| format!(", restarted by {b}"));
+        println!(
+            "  {:<12} faulting client: {}{took}; {outage}; longest probe wait {:.0} ms; load {} answered (p99 {:.0} ms, max {:.0} ms), {} failed, {} unanswered{by}",
+            t.fault, t.faulting_client, t.stall_ms, t.load_requests, t.load_p99_ms, t.load_max_ms, t.load_errors, t.load_unfinished
+        );
+    }
+}
