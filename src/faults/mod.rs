@@ -195,7 +195,8 @@ fn trial(sup: &mut Supervised, fault: Fault, settings: &Settings) -> Result<Tria
     plan.stop = StopAt::Duration(settings.before + settings.after);
     let (control, stop) = (Control::new(), AtomicBool::new(false));
     let origin = Instant::now();
-    let workers_before = workers(sup.server.pgid());
+    // Whom a kill leaves to be replaced; no other fault asks.
+    let workers_before = if fault == Fault::Kill { workers(sup.server.pgid()) } else { Vec::new() };
     std::thread::scope(|s| -> Result<Trial> {
         let prober = s.spawn(|| probe::run(addr, origin, settings.probe_every, Duration::from_secs(2), &stop));
         let load = s.spawn(|| load::run(&plan, &control));

@@ -5,7 +5,7 @@
 //! What the panic costs (a 500, a dead connection, a dead process, how long
 //! until it serves again) is measured by `concur run`, not judged here.
 
-use super::{Check, Ctx, Verdict, expect_error, expect_ok, request};
+use super::{Check, Ctx, Verdict, expect_error, expect_ok};
 use crate::host::procstat::sample_group;
 use std::time::{Duration, Instant};
 
@@ -51,11 +51,7 @@ fn spin(ctx: &Ctx) -> Verdict {
 
 fn panic(ctx: &Ctx) -> Verdict {
     // A closed connection, or no answer at all, is what a panic may cost: only a success is wrong.
-    let answer = ctx.conn_with_timeout(Duration::from_secs(5)).and_then(|mut conn| {
-        conn.send(&request("GET", "/fault/panic", &[], b"")).map_err(|e| e.to_string())?;
-        ctx.read(&mut conn, "GET /fault/panic", false)
-    });
-    match answer {
+    match ctx.call_within("GET", "/fault/panic", &[], b"", Duration::from_secs(5)) {
         Ok(r) if (200..300).contains(&r.status) => {
             return Err(format!("GET /fault/panic answered {}; raise the runtime's ordinary unhandled error in the handler (SPEC §9)", r.summary()));
         }
@@ -65,10 +61,7 @@ fn panic(ctx: &Ctx) -> Verdict {
     // Then the server serves again, or has exited for a supervisor to start it again.
     let deadline = Instant::now() + RECOVERY;
     loop {
-        match ctx.conn_with_timeout(Duration::from_secs(2)).and_then(|mut conn| {
-            conn.send(&request("GET", "/", &[], b"")).map_err(|e| e.to_string())?;
-            ctx.read(&mut conn, "GET / after the panic", false)
-        }) {
+        match ctx.call_within("GET", "/", &[], b"", Duration::from_secs(2)) {
             Ok(r) if r.status == 200 => return Ok(vec![]),
             _ if exited(ctx) => return Ok(vec![]),
             _ if Instant::now() >= deadline => break,

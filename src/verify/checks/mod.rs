@@ -181,8 +181,13 @@ impl Ctx {
     }
 
     pub fn call_with(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Result<Response, String> {
+        self.call_within(method, target, headers, body, Duration::from_secs(15))
+    }
+
+    /// One request on a fresh connection whose answer is waited for at most `timeout`.
+    pub fn call_within(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8], timeout: Duration) -> Result<Response, String> {
         let label = format!("{method} {target}");
-        let mut conn = self.conn()?;
+        let mut conn = self.conn_with_timeout(timeout)?;
         conn.send(&request(method, target, headers, body)).map_err(|e| format!("{label}: sending failed ({e})"))?;
         self.read(&mut conn, &label, method == "HEAD")
     }
