@@ -15,14 +15,14 @@ fn page() -> Vec<u8> {
 
 fn verify(faults: &[Fault], only: Option<&str>) -> Vec<Outcome> {
     let addr = refserver::start(faults, page(), LONGPOLL_MS, PAGE_DELAY_MS);
-    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None, faults: false };
+    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None, faults: verify::FaultRoutes::Off };
     verify::run_checks(addr, settings, only, &Default::default(), || Ok(()), |_| {})
 }
 
 /// The checks of SPEC §9's fault routes, on a reference server started with them on.
 fn verify_faults_on(faults: &[Fault]) -> Vec<Outcome> {
     let addr = refserver::start_faults_on(faults, page());
-    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None, faults: true };
+    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None, faults: verify::FaultRoutes::Only };
     verify::run_checks(addr, settings, None, &Default::default(), || Ok(()), |_| {})
 }
 
@@ -151,6 +151,16 @@ fn a_server_with_the_fault_routes_on_passes_their_checks_alone() {
     assert_eq!(outcomes.iter().map(|o| (o.id, o.status)).collect::<Vec<_>>(), [("fault-spin", Status::Pass), ("fault-panic", Status::Pass)], "{outcomes:#?}");
     // The spin's 200 ms, then three clamped spins of none.
     assert!(outcomes[0].millis >= 200, "{:?}", outcomes[0]);
+}
+
+#[test]
+fn a_server_with_the_fault_routes_on_gets_every_other_check_first_and_not_fault_off() {
+    // What `concur verify` does at its last core count: one server, the fault routes' checks last.
+    let addr = refserver::start_faults_on(&[], page());
+    let settings = Settings { page_delay_ms: PAGE_DELAY_MS, page_every: 10, longpoll_ms: LONGPOLL_MS, processes: 1, page_bytes: page(), pgid: None, db: None, faults: verify::FaultRoutes::On };
+    let outcomes = verify::run_checks(addr, settings, Some("fault,root"), &Default::default(), || Ok(()), |_| {});
+    let ran: Vec<_> = outcomes.iter().map(|o| (o.id, o.status)).collect();
+    assert_eq!(ran, [("root", Status::Pass), ("fault-spin", Status::Pass), ("fault-panic", Status::Pass)], "{outcomes:#?}");
 }
 
 #[test]

@@ -66,7 +66,7 @@ fn start(mode: &str) -> Cheat {
 
 fn verify(addr: SocketAddr, only: &str) -> Vec<Outcome> {
     let db = DbSettings { admin_url: database::shared().admin_url(), pool: 16, slow_ms: 20 };
-    let settings = Settings { page_delay_ms: 600, page_every: 10, longpoll_ms: 2000, processes: 1, page_bytes: vec![], pgid: None, db: Some(db), faults: false };
+    let settings = Settings { page_delay_ms: 600, page_every: 10, longpoll_ms: 2000, processes: 1, page_bytes: vec![], pgid: None, db: Some(db), faults: verify::FaultRoutes::Off };
     verify::run_checks(addr, settings, Some(only), &Default::default(), || Ok(()), |_| {})
 }
 

@@ -44,7 +44,7 @@ pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -
     let started = Instant::now();
     // Failures are printed after the whole verification, so that one cut short by Ctrl-C is never shown.
     // The fault routes are not checked: no scenario of a run asks for them yet.
-    let report = verify::verify_impl(imp, root, cores, None, false, None, |_| {});
+    let report = verify::verify_impl(imp, root, cores, None, verify::FaultPass::Absent, None, |_| {});
     if crate::host::interrupt::stopping() {
         return record(ImplStatus::Failed, Some("interrupted during verification".into()), version);
     }

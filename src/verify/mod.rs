@@ -18,7 +18,7 @@ use crate::db::Cluster;
 use crate::impls::{self, Availability, Implementation};
 use crate::server::{self, BuildOutput, Launch, Server};
 use anyhow::{Context, Result, bail};
-pub use checks::{DbSettings, Outcome, Settings, Status};
+pub use checks::{DbSettings, FaultRoutes, Outcome, Settings, Status};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -109,15 +109,14 @@ pub type KnownFailures = BTreeMap<String, String>;
 /// Runs the checks (all, or those whose id contains one of the comma-separated parts of `only`) against a server at `addr`;
 /// a failure of a check in `known` becomes [`Status::Known`] with the declared reason.
 /// `alive` is asked between checks; once it says no, the rest fail with that reason.
-/// The checks of SPEC §8 run only when `settings` has a database; those of §9's fault routes only
-/// when it says the server was started with them, and then alone.
+/// The checks of SPEC §8 run only when `settings` has a database; those of §9 as its `faults` says.
 pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, known: &KnownFailures, mut alive: impl FnMut() -> Result<(), String>, mut on_outcome: impl FnMut(&Outcome)) -> Vec<Outcome> {
     let (with_database, faults) = (settings.db.is_some(), settings.faults);
     let ctx = checks::Ctx::new(addr, settings);
     let chosen: Vec<checks::Check> = checks::all()
         .into_iter()
         .filter(|c| with_database || !checks::needs_database(c.id))
-        .filter(|c| checks::needs_faults(c.id) == faults)
+        .filter(|c| faults.runs(c.id))
         .filter(|c| chosen_by(only, c.id))
         .collect();
     let run = |check: &checks::Check| {
@@ -157,11 +156,21 @@ pub fn run_checks(addr: SocketAddr, settings: Settings, only: Option<&str>, know
     })
 }
 
+/// How [`verify_impl`] checks SPEC §9's fault routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultPass {
+    /// One server, without them: only that they are absent (`concur run`'s verification).
+    Absent,
+    /// One server, with them: every check, the fault routes' last.
+    Shared,
+    /// The server without them, then a second with them for their checks alone.
+    Second,
+}
+
 /// Builds, starts, checks and stops one implementation at `cores`, giving it
-/// `database` when there is one (without, SPEC §8's checks are left out);
-/// with `faults`, then starts it again with the fault routes on (SPEC §9)
-/// and checks them.
-pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, faults: bool, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
+/// `database` when there is one (without, SPEC §8's checks are left out),
+/// checking SPEC §9's fault routes as `faults` says.
+pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, faults: FaultPass, only: Option<&str>, mut on_outcome: impl FnMut(&Outcome)) -> Report {
     let routes = DatabaseRoutes::of(database.is_some(), only);
     let mut report = Report { name: imp.name().to_string(), cores, error: None, skipped: false, database: routes, outcomes: vec![] };
     let tmp = std::env::temp_dir();
@@ -176,13 +185,17 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Opti
     }
     let log = |kind: &str| tmp.join(format!("concur-verify{kind}-{}-{cores}-{tag}.log", imp.name()));
     let known = &imp.manifest.known_failures;
-    // The server of SPEC §6 (and §8), then, when asked, one with the fault routes and no database.
-    let mut passes = vec![(false, database)];
-    if faults && checks::all().iter().any(|c| checks::needs_faults(c.id) && chosen_by(only, c.id)) {
-        passes.push((true, None));
-    }
+    // The server of SPEC §6 (and §8), with or without the fault routes; then, when asked, one with
+    // them and no database for their checks alone.
+    let asks_faults = checks::all().iter().any(|c| checks::needs_faults(c.id) && chosen_by(only, c.id));
+    let passes = match faults {
+        FaultPass::Absent => vec![(FaultRoutes::Off, database)],
+        FaultPass::Shared => vec![(if asks_faults { FaultRoutes::On } else { FaultRoutes::Off }, database)],
+        FaultPass::Second if asks_faults => vec![(FaultRoutes::Off, database), (FaultRoutes::Only, None)],
+        FaultPass::Second => vec![(FaultRoutes::Off, database)],
+    };
     for (faults, database) in passes {
-        let started = start_for_checks(imp, root, cores, database, faults, &log(if faults { "-faults" } else { "" }));
+        let started = start_for_checks(imp, root, cores, database, faults != FaultRoutes::Off, &log(if faults == FaultRoutes::Only { "-faults" } else { "" }));
         let mut server = match started {
             Ok(s) => s,
             Err(e) => {
@@ -219,7 +232,7 @@ fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Opt
 /// The settings a server started by `verify` runs with.
 pub fn settings_for(root: &Path, cores: u32, pgid: Option<i32>, db: Option<DbSettings>) -> Settings {
     let page_bytes = std::fs::read(root.join("spec/static/hello.html")).unwrap_or_default();
-    Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid, db, faults: false }
+    Settings { page_delay_ms: PAGE_DELAY_MS, page_every: PAGE_EVERY, longpoll_ms: LONGPOLL_MS, processes: cores, page_bytes, pgid, db, faults: FaultRoutes::Off }
 }
 
 /// `concur verify --list-checks`.
@@ -242,6 +255,7 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
     let chosen = impls::select(&all, "http", names)?;
     let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
     let mut reports = Vec::new();
+    let cores_count = cores.len();
     for imp in &chosen {
         if let Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
@@ -251,13 +265,14 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
         }
         // Started once, for the first implementation whose checks ask it.
         let cluster = if asks_database(only) { Some(database.get()) } else { None };
-        for &cores in cores {
+        for (k, &cores) in cores.iter().enumerate() {
             println!("== {} (CONCUR_CORES={cores})", imp.name());
             let started = std::time::Instant::now();
+            let faults = fault_pass(k, cores_count);
             let report = match &cluster {
                 Some(Err(e)) => Report { name: imp.name().into(), cores, error: Some(e.clone()), skipped: false, database: DatabaseRoutes::Checked, outcomes: vec![] },
-                Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), true, only, print_outcome),
-                None => verify_impl(imp, &root, cores, None, true, only, print_outcome),
+                Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), faults, only, print_outcome),
+                None => verify_impl(imp, &root, cores, None, faults, only, print_outcome),
             };
             if let Some(e) = &report.error {
                 println!("  FAIL  {e}");
@@ -267,6 +282,17 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
         }
     }
     finish(&reports, json)
+}
+
+/// How the verification at the `k`th of `count` core counts checks the fault routes: their
+/// absence at every core count but the last, whose one server has them on (one server start per
+/// core count); with one core count, a second server for them.
+fn fault_pass(k: usize, count: usize) -> FaultPass {
+    match (count, k + 1 == count) {
+        (1, _) => FaultPass::Second,
+        (_, true) => FaultPass::Shared,
+        (_, false) => FaultPass::Absent,
+    }
 }
 
 /// The database a server started by hand was given (its CONCUR_DB_* variables).
@@ -354,4 +380,16 @@ fn finish(reports: &[Report], json: Option<&Path>) -> Result<ExitCode> {
         println!("  {:<16} cores={:<3} {state}", r.name, r.cores);
     }
     Ok(if reports.iter().all(|r| r.skipped || r.passed()) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fault_routes_are_checked_on_the_last_core_counts_server_or_a_second_one() {
+        assert_eq!(fault_pass(0, 1), FaultPass::Second);
+        assert_eq!([fault_pass(0, 2), fault_pass(1, 2)], [FaultPass::Absent, FaultPass::Shared]);
+        assert_eq!([fault_pass(0, 3), fault_pass(1, 3), fault_pass(2, 3)], [FaultPass::Absent, FaultPass::Absent, FaultPass::Shared]);
+    }
 }

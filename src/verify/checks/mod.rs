@@ -33,8 +33,35 @@ pub struct Settings {
     pub pgid: Option<i32>,
     /// The database the server was given (SPEC §8); `None`: the checks of §8 do not run.
     pub db: Option<DbSettings>,
-    /// Started with `CONCUR_FAULTS=1` (SPEC §9): only the checks of the fault routes run.
-    pub faults: bool,
+    /// Whether the server was started with the fault routes of SPEC §9, and which checks follow from it.
+    pub faults: FaultRoutes,
+}
+
+/// Whether a server under verification was started with SPEC §9's fault routes
+/// (`CONCUR_FAULTS=1`), and so which of §9's checks it gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FaultRoutes {
+    /// Started without them: they must be unknown paths (`fault-off`).
+    #[default]
+    Off,
+    /// Started with them: every check but `fault-off`, the fault routes' last
+    /// (a panic may end the server). `concur verify` does this at its last
+    /// core count, so that one server start covers both.
+    On,
+    /// Started with them for their checks alone (a second server, when
+    /// `concur verify` has one core count).
+    Only,
+}
+
+impl FaultRoutes {
+    /// Whether check `id` runs on a server started this way.
+    pub fn runs(self, id: &str) -> bool {
+        match self {
+            FaultRoutes::Off => !needs_faults(id),
+            FaultRoutes::On => id != faults::off().id,
+            FaultRoutes::Only => needs_faults(id),
+        }
+    }
 }
 
 /// The database a server under verification uses, as the checks of SPEC §8 assume it.
@@ -87,7 +114,7 @@ pub struct Outcome {
 
 /// Every check, in the order they run. `headers` comes last of those on the
 /// server of §6: it judges the responses all the others collected; the
-/// fault routes' checks follow, on a server of their own.
+/// fault routes' checks follow, on a server started with them ([`FaultRoutes`]).
 pub fn all() -> Vec<Check> {
     let mut checks = routes::checks();
     checks.extend(bad_input::checks());
@@ -120,7 +147,7 @@ pub fn needs_database(id: &str) -> bool {
     database_checks().iter().any(|c| c.id == id)
 }
 
-/// Whether check `id` runs on a server of its own started with `CONCUR_FAULTS=1` (SPEC §9).
+/// Whether check `id` needs a server started with `CONCUR_FAULTS=1` (SPEC §9).
 pub fn needs_faults(id: &str) -> bool {
     faults::on().iter().any(|c| c.id == id)
 }
