@@ -111,6 +111,12 @@ fn a_server_holding_k_waiting_clients_is_found_within_the_precision() {
     let s = fake.search();
     check_found(&s, &text(&out));
     assert_eq!((s.wait_ms, s.spec_wait_ms, s.bound_ms), (1000, 5000, 500));
+    // Its accept rate, measured first, in a burst of 2,000 one-request clients; the arrivals it
+    // allows (half of it, within half the wait) are above the clients it holds.
+    let accept = s.accept.clone().expect("the accept rate is stored");
+    assert!(accept.answered == 2000 && accept.errors == 0 && accept.per_s > 0.0, "{accept:?}\n{}", text(&out));
+    assert_eq!(s.arrival_clients, Some((accept.per_s * 0.5 * 0.5) as u64));
+    assert!(!s.by_arrival && text(&out).contains("accept rate "), "{}", text(&out));
     let first = &s.steps[0];
     assert!(first.kib_per_client().is_some_and(|k| k > 0.0) && first.rss_rest_bytes > 0, "{first:?}");
     let out_dir = fake.root.path().join("report");
@@ -119,6 +125,26 @@ fn a_server_holding_k_waiting_clients_is_found_within_the_precision() {
     let md = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
     assert!(md.contains("## Clients held") && md.contains(&format!("| fake | {} |", s.clients.unwrap())), "{md}");
     assert!(md.contains("1,000 ms instead of the spec's 5,000 ms"), "the shortened wait is said: {md}");
+}
+
+#[test]
+fn a_search_that_reaches_what_the_arrivals_bring_ends_there_as_a_lower_bound() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let _one = crate::fake_repo::measuring();
+    // A pool larger than any step: only how fast the fake accepts stops the search.
+    let fake = Fake::new("--pool 100000", HELD);
+    let out = fake.run(&[]).output().unwrap();
+    ok(&out);
+    let s = fake.search();
+    let cap = s.arrival_clients.expect("a cap from the accept rate");
+    assert_eq!((s.status.as_str(), s.by_arrival, s.clients), ("limit", true, Some(cap)), "{}\n{}", steps_of(&s), text(&out));
+    assert!(s.reason.as_deref().unwrap_or("").contains("arrivals: at half its accept rate"), "{:?}", s.reason);
+    // Every step's clients came at no more than half the accept rate.
+    let accept = s.accept.as_ref().unwrap().per_s;
+    assert!(s.steps.iter().all(|st| st.spawn_rate <= accept * 0.5 + 1.0), "{}", steps_of(&s));
+    assert!(text(&out).contains(&format!("at least {cap} clients held")), "{}", text(&out));
 }
 
 #[test]

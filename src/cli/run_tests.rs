@@ -28,7 +28,7 @@ fn imp(name: &str, tool: &str) -> Implementation {
 }
 
 fn scenario(name: &str, connections: u32, duration_s: Option<f64>, requests: Option<u64>) -> ScenarioInfo {
-    ScenarioInfo { name: name.into(), description: format!("{name} d"), connections, duration_s, requests, timeout_s: Some(30.0), database: false }
+    ScenarioInfo { name: name.into(), description: format!("{name} d"), connections, duration_s, requests, timeout_s: Some(30.0), database: false, timer: crate::run::spec::timer_of(&format!("/{}", if name == "longpoll" { "longPoll" } else { name })) }
 }
 
 const PROFILE: &str = r#"
@@ -124,6 +124,23 @@ fn profile_over_scenario_defaults_and_flags_over_both() {
     assert_eq!(p.points.len(), 6);
     assert!(p.points.iter().all(|p| p.duration_s == Some(0.5) && p.warmup_s == 0.0 && p.requests.is_none()));
     assert_eq!(p.points.iter().map(|p| p.connections).collect::<Vec<_>>(), [10, 20, 10, 20, 10, 20]);
+}
+
+#[test]
+fn a_long_poll_window_holds_two_waits_after_a_warm_up_of_one() {
+    let profile = "description = \"d\"\ncores = [1]\n[load]\nwarmup = \"0s\"\nduration = \"3s\"\n[env]\nCONCUR_LONGPOLL_MS = \"2000\"\n";
+    let imps = [imp("go", "sh")];
+    let scenarios = [scenario("longpoll", 1000, Some(60.0), None)];
+    let profile = crate::run::profile::parse("spec/profiles/test.toml", profile).unwrap();
+    let topology = numbered(&[0, 1]);
+    let inputs = Inputs { profile_name: "test", profile: &profile, implementations: &imps, scenarios: &scenarios, topology: &topology };
+    let why = resolve(&args(&[]), &inputs).unwrap_err().to_string();
+    assert!(why.contains("a window of 3 s is shorter than two waits of its requests (2 s each, CONCUR_LONGPOLL_MS)") && why.contains("-d 4s"), "{why}");
+    let p = resolve(&args(&["-d", "4s"]), &inputs).unwrap();
+    assert_eq!((p.points[0].duration_s, p.points[0].warmup_s, p.points[0].warmup_max_s), (Some(4.0), 2.0, 2.0), "warmed one wait, fixed");
+    let p = resolve(&args(&["-d", "4s", "--warmup", "1s"]), &inputs).unwrap();
+    assert_eq!((p.points[0].warmup_s, p.points[0].warmup_max_s), (2.0, 30.0), "a warm-up asked is raised to one wait, still judged");
+    assert!(resolve(&args(&["-n", "1000"]), &inputs).is_ok(), "a count waits for its answers");
 }
 
 #[test]

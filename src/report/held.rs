@@ -58,6 +58,20 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
         thousands(first.start_clients),
         first.precision * 100.0
     );
+    if searches.iter().any(|s| s.accept.is_some()) {
+        text.push_str(&format!(
+            " Accepts is each server's accept rate, measured before its first step: new connections a second taken to their first answer \
+             in a burst of {} clients, each sending GET / once on a fresh connection it keeps open, all connecting within {:.0} ms \
+             (after {} unstored bursts of {}; \"≥\": the generator's CPU was the limit). \
+             A step's clients arrive at no more than half of it, so that a step measures how many clients a server holds, not how fast it accepts them; \
+             where that rate cannot bring more clients within half the wait, the search stops there and the figure is \"≥ N (arrivals)\": \
+             a lower bound set by accepting, not a holding limit (a longer wait measures more).",
+            thousands(crate::run::held::accept::BURST),
+            crate::run::held::accept::BURST as f64 / crate::run::held::accept::SPAWN_RATE * 1000.0,
+            crate::run::held::accept::WARM_BURSTS,
+            thousands(crate::run::held::accept::WARM_BURST),
+        ));
+    }
     if let Some(s) = searches.iter().find(|s| s.wait_ms != s.spec_wait_ms) {
         text.push_str(&format!(
             " The poll's wait was {} ms instead of the spec's {} ms (CONCUR_LONGPOLL_MS), so that the searches fit the profile's time; \
@@ -72,24 +86,29 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
 fn table(searches: &[&HeldSearchRecord]) -> Table {
     let mut t = Table::new(
         "Clients held",
-        &["Implementation", "Clients held", "≈", "Failed at", "KiB per client", "CPU while waiting", "RSS at rest (MiB)", "RSS held (MiB)", "Why it stopped", "Steps"],
+        &["Implementation", "Clients held", "≈", "Accepts (conn/s)", "Failed at", "KiB per client", "CPU while waiting", "RSS at rest (MiB)", "RSS held (MiB)", "Why it stopped", "Steps"],
     )
     .labels(1)
     .text_column(2)
-    .text_column(8);
+    .text_column(9);
     let mut sorted: Vec<&&HeldSearchRecord> = searches.iter().collect();
     sorted.sort_by(|a, b| b.clients.cmp(&a.clients).then(a.implementation.cmp(&b.implementation)));
     for s in sorted {
         let at = s.held_step();
         let ties: Vec<&str> = searches
             .iter()
-            .filter(|o| o.implementation != s.implementation && within(s.clients, o.clients, s.precision.max(o.precision)))
+            .filter(|o| o.implementation != s.implementation && !s.by_arrival && !o.by_arrival && within(s.clients, o.clients, s.precision.max(o.precision)))
             .map(|o| o.implementation.as_str())
             .collect();
         t.row(vec![
             s.implementation.clone(),
-            s.clients.map_or("none".into(), thousands),
+            match s.clients {
+                None => "none".into(),
+                Some(c) if s.by_arrival => format!("≥ {} (arrivals)", thousands(c)),
+                Some(c) => thousands(c),
+            },
             if ties.is_empty() { String::new() } else { format!("≈ {}", ties.join(", ")) },
+            s.accept.as_ref().map_or("–".into(), |a| format!("{}{}", if a.gen_saturated { "≥ " } else { "" }, thousands(a.per_s.round() as u64))),
             s.failed_clients.map_or("–".into(), thousands),
             kib_at(s, at),
             at.and_then(|st| st.waiting_cpu_util).map_or("–".into(), |c| format!("{:.1}%", c * 100.0)),
@@ -221,9 +240,10 @@ mod tests {
         let all = [search("a", Some(8000), 20), search("b", Some(8400), 4), search("c", Some(64_000), 2), search("d", None, 1)];
         let refs: Vec<&HeldSearchRecord> = all.iter().collect();
         let t = table(&refs);
-        let rows: Vec<(&str, &str, &str, &str)> = t.rows.iter().map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str(), r[4].as_str())).collect();
+        let rows: Vec<(&str, &str, &str, &str)> = t.rows.iter().map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str(), r[5].as_str())).collect();
         assert_eq!(rows, [("c", "64,000", "", "2.0 (2 steps)"), ("b", "8,400", "≈ a", "4.0 (2 steps)"), ("a", "8,000", "≈ b", "20.0 (2 steps)"), ("d", "none", "", "–")]);
-        assert_eq!(t.rows[0][5], "1.0%", "CPU while waiting at the held step");
+        assert_eq!(t.rows[0][6], "1.0%", "CPU while waiting at the held step");
+        assert_eq!(t.rows[0][3], "–", "no accept rate measured");
         let text = explanation(&all);
         assert!(text.contains("The poll's wait was 2,000 ms instead of the spec's 5,000 ms"), "{text}");
         let svgs = chart(&refs, &Palette::default(), 1);
@@ -248,6 +268,19 @@ mod tests {
         let text = kib_at(&scattered, scattered.steps.last());
         let slope = kib_slope(&scattered).unwrap();
         assert!(slope.lo().unwrap() < 40.0 && 40.0 < slope.hi().unwrap() + 1.0 && text.starts_with(&format!("{:.1} [", slope.slope)), "{text} {slope:?}");
+    }
+
+    #[test]
+    fn a_search_stopped_by_its_arrivals_is_a_lower_bound_tied_with_none() {
+        let accept = |per_s, gen_saturated| Some(crate::store::held::AcceptRecord { per_s, gen_saturated, ..Default::default() });
+        let slow = HeldSearchRecord { status: "limit".into(), by_arrival: true, accept: accept(1012.4, false), arrival_clients: Some(8000), ..search("slow", Some(8000), 5) };
+        let fast = HeldSearchRecord { accept: accept(19_217.0, true), ..search("fast", Some(8100), 5) };
+        let all = [slow, fast];
+        let refs: Vec<&HeldSearchRecord> = all.iter().collect();
+        let t = table(&refs);
+        let rows: Vec<(&str, &str, &str, &str)> = t.rows.iter().map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str(), r[3].as_str())).collect();
+        assert_eq!(rows, [("fast", "8,100", "", "≥ 19,217"), ("slow", "≥ 8,000 (arrivals)", "", "1,012")]);
+        assert!(explanation(&all).contains("a lower bound set by accepting, not a holding limit"));
     }
 
     #[test]

@@ -45,6 +45,7 @@ fn info(s: &Scenario) -> Result<ScenarioInfo> {
         requests: s.requests,
         timeout_s: s.timeout.map(|d| d.as_secs_f64()),
         database: s.steps.iter().any(|step| crate::db::is_database_route(&step.path)),
+        timer: s.steps.iter().find_map(|step| super::spec::timer_of(&step.path)),
     })
 }
 

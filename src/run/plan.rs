@@ -163,7 +163,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
         order.rotate_left((r as usize - 1) % available.len().max(1));
         let mut repeat_points = Vec::new();
         for scenario in &scenarios {
-            let load = settings_for(args, profile, scenario)?;
+            let load = timed(scenario, settings_for(args, profile, scenario)?)?;
             for &k in cores.iter().filter(|k| load.cores.as_ref().is_none_or(|only| only.contains(k))) {
                 repeat_points.extend(points_at(args, inputs, scenario, &load, k, r, &order, &generators)?);
             }
@@ -413,6 +413,29 @@ struct Resolved {
     /// Windows per server start (spec/PROFILES.md, "Blocks"), and the fixed warm-up before each after the first.
     blocks: u32,
     rewarm_s: f64,
+}
+
+/// A point's settings for a scenario whose every answer waits on a timer (a long poll): its
+/// window must hold two waits, else it is refused with the duration it needs, and its warm-up
+/// lasts at least one wait, so that answers have come and the loop is in its rhythm before the
+/// measurement starts (exactly one wait when the profile asks for none).
+fn timed(scenario: &ScenarioInfo, mut load: Resolved) -> Result<Resolved> {
+    let (Some(wait_s), Some(d)) = (scenario.wait_s(&load.env), load.duration_s) else { return Ok(load) };
+    if d < 2.0 * wait_s {
+        bail!(
+            "scenario {}: a window of {d} s is shorter than two waits of its requests ({wait_s} s each, {}): \
+             most of its answers would come outside it; measure for {} s or more (-d {}s), or a count of requests (-n)",
+            scenario.name,
+            scenario.timer.unwrap_or_default(),
+            2.0 * wait_s,
+            (2.0 * wait_s).ceil()
+        );
+    }
+    if load.warmup_s < wait_s {
+        load.warmup_max_s = if load.warmup_s <= 0.0 { wait_s } else { load.warmup_max_s.max(wait_s) };
+        load.warmup_s = wait_s;
+    }
+    Ok(load)
 }
 
 /// The fixed warm-up before a block's window on a server already warm, when the profile sets none.

@@ -24,6 +24,27 @@ pub struct ScenarioInfo {
     /// A step asks a database route (SPEC §8): its points need the run's
     /// cluster and an implementation that serves the routes.
     pub database: bool,
+    /// The variable of the SPEC §6 timer a step's answers wait on (`TIMERS`), if any.
+    pub timer: Option<&'static str>,
+}
+
+/// The timers of SPEC §6 every request to a path waits on: the path, the variable that sets the
+/// wait, and the wait's default in milliseconds. `/page` is not one: only every 10th of its
+/// requests waits, and the window counts those answers whenever they were sent (spec/LOAD-JSON.md).
+pub const TIMERS: &[(&str, &str, u64)] = &[("/longPoll", "CONCUR_LONGPOLL_MS", 5000)];
+
+/// The variable of the timer a request to `path` waits on.
+pub fn timer_of(path: &str) -> Option<&'static str> {
+    TIMERS.iter().find(|(p, _, _)| path.split('?').next() == Some(*p)).map(|(_, var, _)| *var)
+}
+
+impl ScenarioInfo {
+    /// Seconds its answers wait on their timer with the server's environment `env`: none when they do not.
+    pub fn wait_s(&self, env: &BTreeMap<String, String>) -> Option<f64> {
+        let (_, var, default_ms) = TIMERS.iter().find(|(_, var, _)| Some(*var) == self.timer)?;
+        let ms = env.get(*var).and_then(|v| v.parse::<u64>().ok()).unwrap_or(*default_ms);
+        Some(ms as f64 / 1000.0)
+    }
 }
 
 /// What the command line sets over the profile, for every scenario; empty
@@ -346,7 +367,12 @@ impl HeldSpec {
     /// Clients per second that step of `clients` starts them at: the least rate, raised so
     /// that the last client comes within `SPAWN_SHARE` of the wait.
     pub fn spawn_rate_for(&self, clients: u64) -> f64 {
-        self.spawn_rate.max(clients as f64 / (self.wait_ms as f64 / 1000.0 * SPAWN_SHARE)).round()
+        self.spawn_rate.max(clients as f64 / self.arrival_s()).round()
+    }
+
+    /// Seconds a step's clients arrive within: [`SPAWN_SHARE`] of the wait.
+    pub fn arrival_s(&self) -> f64 {
+        self.wait_ms as f64 / 1000.0 * SPAWN_SHARE
     }
 
     /// The longest a step of `clients` takes: its clients' start, the wait, the bound.

@@ -65,6 +65,36 @@ CREATE TABLE held_steps (
 );
 ";
 
+/// Migration V13: the accept rate measured on each search's server, and whether the search
+/// stopped where that rate could bring no more clients within the wait (issue 41).
+pub const ACCEPT_MIGRATION: &str = "
+ALTER TABLE held_searches ADD COLUMN accept_per_s REAL;
+ALTER TABLE held_searches ADD COLUMN accept_answered INTEGER;
+ALTER TABLE held_searches ADD COLUMN accept_errors INTEGER;
+ALTER TABLE held_searches ADD COLUMN accept_p99_us INTEGER;
+ALTER TABLE held_searches ADD COLUMN accept_server_cpu REAL;
+ALTER TABLE held_searches ADD COLUMN accept_gen_cpu REAL;
+ALTER TABLE held_searches ADD COLUMN accept_gen_saturated INTEGER;
+ALTER TABLE held_searches ADD COLUMN arrival_clients INTEGER;
+ALTER TABLE held_searches ADD COLUMN by_arrival INTEGER NOT NULL DEFAULT 0;
+";
+
+/// The accept rate of a search's server (`run::held::accept`): new connections a second taken
+/// to their first answered request, each request on a fresh connection the server closes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AcceptRecord {
+    /// Connections answered per second of the measurement.
+    pub per_s: f64,
+    pub answered: u64,
+    pub errors: u64,
+    pub latency_p99_us: u64,
+    /// The server's CPU use per core while measured: near 1, its own limit.
+    pub server_cpu_util: f64,
+    pub gen_cpu_util: f64,
+    /// The generator kept its CPUs busy: the rate is a lower bound.
+    pub gen_saturated: bool,
+}
+
 /// One search and the steps it measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HeldSearchRecord {
@@ -94,6 +124,16 @@ pub struct HeldSearchRecord {
     pub failed_clients: Option<u64>,
     /// Why the search stopped (the limit reached, named), then why it failed at `failed_clients`.
     pub reason: Option<String>,
+    /// Its server's accept rate, measured before the first step; none in a file of an older concur.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<AcceptRecord>,
+    /// The most clients a step could bring within half the wait at half the accept rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_clients: Option<u64>,
+    /// The search stopped at `arrival_clients`, every step passed: `clients` is a lower bound set
+    /// by how fast the server accepts, not a holding limit.
+    #[serde(default)]
+    pub by_arrival: bool,
     pub steps: Vec<HeldStepRecord>,
 }
 
@@ -236,11 +276,31 @@ impl Store {
         Ok(())
     }
 
-    /// Records how a search ended.
-    pub fn end_held_search(&self, search_id: i64, status: &str, clients: Option<u64>, failed: Option<u64>, reason: &str) -> Result<()> {
+    /// Records how a search ended; `by_arrival`: at the clients its server's accept rate brings.
+    pub fn end_held_search(&self, search_id: i64, status: &str, clients: Option<u64>, failed: Option<u64>, reason: &str, by_arrival: bool) -> Result<()> {
         self.conn.execute(
-            "UPDATE held_searches SET status = ?2, clients = ?3, failed_clients = ?4, reason = ?5 WHERE id = ?1",
-            params![search_id, status, clients.map(|c| c as i64), failed.map(|c| c as i64), reason],
+            "UPDATE held_searches SET status = ?2, clients = ?3, failed_clients = ?4, reason = ?5, by_arrival = ?6 WHERE id = ?1",
+            params![search_id, status, clients.map(|c| c as i64), failed.map(|c| c as i64), reason, by_arrival],
+        )?;
+        Ok(())
+    }
+
+    /// Records a search's accept rate and the clients it lets a step bring (`--resume` measures them again).
+    pub fn set_held_accept(&self, search_id: i64, accept: &AcceptRecord, arrival_clients: Option<u64>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE held_searches SET accept_per_s = ?2, accept_answered = ?3, accept_errors = ?4, accept_p99_us = ?5, accept_server_cpu = ?6,
+                 accept_gen_cpu = ?7, accept_gen_saturated = ?8, arrival_clients = ?9 WHERE id = ?1",
+            params![
+                search_id,
+                accept.per_s,
+                accept.answered as i64,
+                accept.errors as i64,
+                accept.latency_p99_us as i64,
+                accept.server_cpu_util,
+                accept.gen_cpu_util,
+                accept.gen_saturated,
+                arrival_clients.map(|c| c as i64)
+            ],
         )?;
         Ok(())
     }
@@ -273,6 +333,20 @@ impl Store {
                     clients: r.get::<_, Option<i64>>("clients")?.map(|c| c as u64),
                     failed_clients: r.get::<_, Option<i64>>("failed_clients")?.map(|c| c as u64),
                     reason: r.get("reason")?,
+                    accept: match r.get::<_, Option<f64>>("accept_per_s")? {
+                        None => None,
+                        Some(per_s) => Some(AcceptRecord {
+                            per_s,
+                            answered: u64_col(r, "accept_answered")?,
+                            errors: u64_col(r, "accept_errors")?,
+                            latency_p99_us: u64_col(r, "accept_p99_us")?,
+                            server_cpu_util: r.get("accept_server_cpu")?,
+                            gen_cpu_util: r.get("accept_gen_cpu")?,
+                            gen_saturated: r.get("accept_gen_saturated")?,
+                        }),
+                    },
+                    arrival_clients: r.get::<_, Option<i64>>("arrival_clients")?.map(|c| c as u64),
+                    by_arrival: r.get("by_arrival")?,
                     steps: Vec::new(),
                 })
             })?
@@ -364,9 +438,13 @@ mod tests {
         store.insert_held_step(id, &step).unwrap();
         assert_eq!(store.begin_held_search(run_id, &search).unwrap(), id);
         assert!(store.ended_held_searches(run_id).unwrap().is_empty());
-        store.end_held_search(id, "found", Some(1000), Some(1100), "found within 10%").unwrap();
+        assert_eq!(store.held_searches(run_id).unwrap()[0].accept, None, "not measured yet");
+        let accept = AcceptRecord { per_s: 1012.5, answered: 1013, latency_p99_us: 41_000, server_cpu_util: 0.99, gen_cpu_util: 0.2, ..Default::default() };
+        store.set_held_accept(id, &accept, Some(506)).unwrap();
+        store.end_held_search(id, "found", Some(1000), Some(1100), "found within 10%", false).unwrap();
         let back = store.held_searches(run_id).unwrap();
         assert_eq!((back.len(), back[0].clients, back[0].status.as_str(), back[0].wait_ms), (1, Some(1000), "found", 2000));
+        assert_eq!((back[0].accept.as_ref(), back[0].arrival_clients, back[0].by_arrival), (Some(&accept), Some(506), false));
         assert_eq!(back[0].steps, vec![step.clone()]);
         assert_eq!(back[0].held_step(), Some(&step));
         assert_eq!(step.kib_per_client(), Some(20.48), "(30 MiB − 10 MiB) / 1,000 clients");

@@ -25,6 +25,7 @@ pub const MIGRATIONS: &[&str] = &[
     super::held::MIGRATION,
     DATABASE,
     SERVER_FROM,
+    super::held::ACCEPT_MIGRATION,
 ];
 
 const V1: &str = "
@@ -206,6 +207,11 @@ const UNDO: &[&str] = &[
      ALTER TABLE points DROP COLUMN db_cpu_util; ALTER TABLE points DROP COLUMN db_mem_peak_bytes; ALTER TABLE points DROP COLUMN db_mem_mean_bytes; \
      ALTER TABLE points DROP COLUMN db_processes_max; ALTER TABLE points DROP COLUMN db_limited; ALTER TABLE points DROP COLUMN db_samples;",
     "ALTER TABLE points DROP COLUMN server_from;",
+    "ALTER TABLE held_searches DROP COLUMN accept_per_s; ALTER TABLE held_searches DROP COLUMN accept_answered; \
+     ALTER TABLE held_searches DROP COLUMN accept_errors; ALTER TABLE held_searches DROP COLUMN accept_p99_us; \
+     ALTER TABLE held_searches DROP COLUMN accept_server_cpu; ALTER TABLE held_searches DROP COLUMN accept_gen_cpu; \
+     ALTER TABLE held_searches DROP COLUMN accept_gen_saturated; ALTER TABLE held_searches DROP COLUMN arrival_clients; \
+     ALTER TABLE held_searches DROP COLUMN by_arrival;",
 ];
 
 /// Turns a file at the latest version into what a concur of `version` (4 or later) left.

@@ -214,8 +214,11 @@ pub fn write_db(path: &Path) -> i64 {
         for step in &search.steps {
             store.insert_held_step(search_id, step).unwrap();
         }
+        if let Some(accept) = &search.accept {
+            store.set_held_accept(search_id, accept, search.arrival_clients).unwrap();
+        }
         let reason = search.reason.as_deref().unwrap_or("");
-        store.end_held_search(search_id, &search.status, search.clients, search.failed_clients, reason).unwrap();
+        store.end_held_search(search_id, &search.status, search.clients, search.failed_clients, reason, search.by_arrival).unwrap();
     }
     id
 }
@@ -266,21 +269,23 @@ fn held_searches() -> Vec<held::HeldSearchRecord> {
         steps,
         ..Default::default()
     };
+    let accept = |per_s: f64| held::AcceptRecord { per_s, answered: 2000, latency_p99_us: 2000 * 1_000_000 / per_s as u64, server_cpu_util: 0.99, gen_cpu_util: 0.2, ..Default::default() };
+    let with_accept = |s: held::HeldSearchRecord, per_s: f64| held::HeldSearchRecord { accept: Some(accept(per_s)), arrival_clients: Some((per_s / 2.0) as u64), ..s };
     vec![
-        search(
+        with_accept(search(
             "alpha",
             16_000,
             17_600,
             format!("found within 10%; failed at 17600 clients: {}", late(17_600)),
             (0..5).map(|k| step(k + 1, 1000 << k, 6, "pass", None)).chain([step(6, 17_600, 6, "fail", Some(&late(17_600)))]).collect(),
-        ),
-        search(
+        ), 40_000.0),
+        with_accept(search(
             "beta",
             512,
             559,
             format!("found within 9%; failed at 559 clients: {}", late(559)),
             vec![step(1, 1000, 40, "fail", Some(&late(1000))), step(2, 250, 40, "pass", None), step(3, 500, 40, "pass", None), step(4, 512, 40, "pass", None), step(5, 559, 40, "fail", Some(&late(559)))],
-        ),
+        ), 1_250.0),
     ]
 }
 

@@ -26,16 +26,18 @@ const RESERVE_BYTES: u64 = 1 << 30;
 pub struct Cap {
     pub clients: u64,
     pub limit: String,
+    /// Set by how fast the server accepts clients (`accept`), not by the machine or the profile.
+    pub by_arrival: bool,
 }
 
 /// The most clients the next step may have: the least of `max_clients`, the open-file
 /// limit `nofile` and what MemAvailable holds at the per-client cost of the largest
 /// passing step of `steps`.
 pub fn cap(max_clients: u64, nofile: u64, steps: &[HeldStepRecord], available: u64) -> Cap {
-    let mut cap = Cap { clients: max_clients, limit: format!("the profile's max_clients ({max_clients})") };
+    let mut cap = Cap { clients: max_clients, limit: format!("the profile's max_clients ({max_clients})"), by_arrival: false };
     let files = nofile.saturating_sub(SPARE_FDS);
     if files < cap.clients {
-        cap = Cap { clients: files, limit: format!("open files: the limit is {nofile} descriptors per process ({SPARE_FDS} kept spare)") };
+        cap = Cap { clients: files, limit: format!("open files: the limit is {nofile} descriptors per process ({SPARE_FDS} kept spare)"), by_arrival: false };
     }
     let costliest = steps.iter().filter(|s| s.verdict == "pass" && s.clients > 0).max_by_key(|s| s.clients);
     if let Some(step) = costliest {
@@ -52,6 +54,7 @@ pub fn cap(max_clients: u64, nofile: u64, steps: &[HeldStepRecord], available: u
                     available >> 20,
                     RESERVE_BYTES >> 20
                 ),
+                by_arrival: false,
             };
         }
     }

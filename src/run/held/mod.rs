@@ -10,6 +10,7 @@
 //! they wait (`step`). This file plans the searches from the profile's
 //! `[held]` table (`profile::Held`).
 
+pub mod accept;
 mod limits;
 mod search;
 mod step;

@@ -8,7 +8,7 @@
 //! unfinished search is continued by replaying its verdicts (`--resume`).
 
 use super::limits::{self, Cap};
-use super::step;
+use super::{accept, step};
 use crate::host::procstat::{meminfo, sample_group, wait_quiet};
 use crate::run::capacity::Context;
 use crate::run::spec::{HeldSpec, Plan};
@@ -85,13 +85,81 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
         return Ok(false);
     }
     settle(&server, Duration::ZERO);
+    let (spec, arrival) = &accept_rate(cx, spec, id, &mut server)?;
+    if crate::host::interrupt::stopping() {
+        server.stop(point::STOP_GRACE);
+        return Ok(false);
+    }
+    settle(&server, Duration::ZERO);
     let rest = sample_group(server.pgid()).rss_bytes;
-    let search = Search { cx, spec, id, nofile };
+    let search = Search { cx, spec, id, nofile, arrival: arrival.clone() };
     let outcome = search.steps(&mut server, rest, &mut ramp, &mut steps);
     server.stop(point::STOP_GRACE);
     match outcome? {
-        Some((status, why)) => end(cx, id, &ramp, status, &steps, &why).map(|()| true),
+        Some(ended) => end_as(cx, id, &ramp, &ended, &steps).map(|()| true),
         None => Ok(false),
+    }
+}
+
+/// Measures the server's accept rate (`accept`) and stores it. Returns the search's spec with
+/// its least spawn rate lowered to [`accept::ARRIVAL_SHARE`] of that rate where it was above,
+/// and the cap a step's clients meet there: the most that rate brings within half the wait.
+/// Not measured (said, and the search goes on as before) when the load could not run.
+fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> Result<(HeldSpec, Option<Cap>)> {
+    let mut measured = Ok(Default::default());
+    for clients in std::iter::repeat_n(accept::WARM_BURST, accept::WARM_BURSTS as usize).chain([accept::BURST]) {
+        measured = measured.and_then(|_| accept::measure(cx.root, spec, server, clients));
+        settle(server, Duration::ZERO);
+    }
+    let a = match measured {
+        Ok(a) => a,
+        Err(e) => {
+            println!("  accept rate not measured: {e:#}");
+            return Ok((spec.clone(), None));
+        }
+    };
+    let arrival = accept::arrival_cap(spec, &a);
+    {
+        let _writing = interrupt::writing();
+        cx.store.set_held_accept(id, &a, arrival)?;
+    }
+    let lower = if a.gen_saturated { "≥ " } else { "" };
+    println!(
+        "  accept rate {lower}{:.0} connections/s (a burst: {} answered, {} errors, p99 {:.1} ms, server cpu {:.0}%, generator cpu {:.0}%): clients arrive at {:.0}/s at most",
+        a.per_s,
+        a.answered,
+        a.errors,
+        a.latency_p99_us as f64 / 1000.0,
+        a.server_cpu_util * 100.0,
+        a.gen_cpu_util * 100.0,
+        a.per_s * accept::ARRIVAL_SHARE
+    );
+    let Some(clients) = arrival else { return Ok((spec.clone(), None)) };
+    let least = spec.spawn_rate.min((a.per_s * accept::ARRIVAL_SHARE).floor().max(1.0));
+    let cap = Cap {
+        clients,
+        limit: format!(
+            "arrivals: at half its accept rate ({lower}{:.0}/s) the server takes {} clients within half the {} ms wait; \
+             more is a question of how fast it accepts, not of how many it holds (a longer wait measures more)",
+            a.per_s,
+            clients,
+            spec.wait_ms
+        ),
+        by_arrival: true,
+    };
+    Ok((HeldSpec { spawn_rate: least, ..spec.clone() }, Some(cap)))
+}
+
+/// How a search ended: its status, the limit named, and whether that limit was its clients' arrival.
+struct Ended {
+    status: Status,
+    why: String,
+    by_arrival: bool,
+}
+
+impl Ended {
+    fn with(status: Status) -> Ended {
+        Ended { status, why: String::new(), by_arrival: false }
     }
 }
 
@@ -119,19 +187,26 @@ fn warm_up(cx: &Context, spec: &HeldSpec, server: &mut Server) -> bool {
     true
 }
 
-/// A search under way: where it is stored, and the open-file limit its server inherited.
+/// A search under way: where it is stored, the open-file limit its server inherited, and the
+/// clients its server's accept rate lets a step bring.
 struct Search<'a> {
     cx: &'a Context<'a>,
     spec: &'a HeldSpec,
     id: i64,
     nofile: u64,
+    arrival: Option<Cap>,
 }
 
 impl Search<'_> {
     /// Measures steps on `server` (whose RSS at rest is `rest`) until the ramp is done or a
     /// limit is reached (the status, and the limit named), or a stop is asked for (`None`).
-    fn steps(&self, server: &mut Server, rest: u64, ramp: &mut Ramp, steps: &mut Vec<HeldStepRecord>) -> Result<Option<(Status, String)>> {
-        let Search { cx, spec, id, nofile } = *self;
+    fn steps(&self, server: &mut Server, rest: u64, ramp: &mut Ramp, steps: &mut Vec<HeldStepRecord>) -> Result<Option<Ended>> {
+        let Search { cx, spec, id, nofile, .. } = *self;
+        // The machine's and the profile's cap, lowered to what the arrivals bring.
+        let capped = |cap: Cap| match &self.arrival {
+            Some(a) if a.clients < cap.clients => a.clone(),
+            _ => cap,
+        };
         // The budget counts the steps of an earlier process (`--resume`) and this one's wall clock, settling included.
         let (earlier, began) = (steps.iter().map(|s| s.duration_s).sum::<f64>(), Instant::now());
         let spent = || earlier + began.elapsed().as_secs_f64();
@@ -140,27 +215,27 @@ impl Search<'_> {
         loop {
             let wanted = match ramp.next() {
                 Next::Measure(n) => n as u64,
-                Next::Done(status) => return Ok(Some((status, String::new()))),
+                Next::Done(status) => return Ok(Some(Ended::with(status))),
             };
             // Why a step of `wanted` clients under `cap` cannot be measured, `ahead` seconds from
             // now: a limit the search has already reached, or the budget.
-            let ends = |cap: Cap, ahead: f64| -> Option<(Status, String)> {
+            let ends = |cap: Cap, ahead: f64| -> Option<Ended> {
                 if wanted > cap.clients && ramp.passed.is_some_and(|p| p as u64 >= cap.clients) {
-                    return Some((Status::Limit, cap.limit));
+                    return Some(Ended { status: Status::Limit, why: cap.limit, by_arrival: cap.by_arrival });
                 }
-                (spent() + ahead + spec.step_s(wanted.min(cap.clients)) > spec.budget_s).then(|| (Status::Budget, String::new()))
+                (spent() + ahead + spec.step_s(wanted.min(cap.clients)) > spec.budget_s).then(|| Ended::with(Status::Budget))
             };
             if let Some(drain) = unsettled.take() {
                 // A next step that cannot be measured anyway is not waited for: max_clients and
                 // the open-file limit stay as they are while the server settles, and the
                 // settling lasts at least the drain (ruby-rack's 6 s after a failed step of
                 // 4,000 clients, when the budget was already spent).
-                if let Some(end) = ends(limits::cap(spec.max_clients, nofile, &[], 0), drain.as_secs_f64()) {
+                if let Some(end) = ends(capped(limits::cap(spec.max_clients, nofile, &[], 0)), drain.as_secs_f64()) {
                     return Ok(Some(end));
                 }
                 settle(server, drain);
             }
-            let cap = limits::cap(spec.max_clients, nofile, steps, meminfo("MemAvailable"));
+            let cap = capped(limits::cap(spec.max_clients, nofile, steps, meminfo("MemAvailable")));
             let n = wanted.min(cap.clients);
             if let Some(end) = ends(cap, 0.0) {
                 return Ok(Some(end));
@@ -179,7 +254,7 @@ impl Search<'_> {
             let failed = step.verdict != "pass";
             steps.push(step);
             if failed && !server.is_running() {
-                return Ok(Some((Status::Error, String::new())));
+                return Ok(Some(Ended::with(Status::Error)));
             }
         }
     }
@@ -214,8 +289,17 @@ fn settle(server: &Server, first: Duration) {
     wait_quiet(&[server.pgid()], QUIET, QUIET_SHARE, SETTLE_MAX);
 }
 
+/// Records how the search ended (`end`), the arrivals' limit said.
+fn end_as(cx: &Context, id: i64, ramp: &Ramp, ended: &Ended, steps: &[HeldStepRecord]) -> Result<()> {
+    end_with(cx, id, ramp, ended.status, steps, &ended.why, ended.by_arrival)
+}
+
 /// Records how the search ended, with the reason a reader wants first.
 fn end(cx: &Context, id: i64, ramp: &Ramp, status: Status, steps: &[HeldStepRecord], why: &str) -> Result<()> {
+    end_with(cx, id, ramp, status, steps, why, false)
+}
+
+fn end_with(cx: &Context, id: i64, ramp: &Ramp, status: Status, steps: &[HeldStepRecord], why: &str, by_arrival: bool) -> Result<()> {
     let (passed, failed) = (ramp.passed.map(|p| p as u64), ramp.failed.map(|f| f as u64));
     let failed_step = failed.and_then(|f| steps.iter().find(|s| s.clients == f && s.verdict == "fail"));
     let last = steps.last().and_then(|s| s.reason.clone()).unwrap_or_default();
@@ -223,6 +307,7 @@ fn end(cx: &Context, id: i64, ramp: &Ramp, status: Status, steps: &[HeldStepReco
         Status::Found => format!("found within {:.0}%", 100.0 * (failed.unwrap_or(0) as f64 / passed.unwrap_or(1) as f64 - 1.0)),
         Status::Steps => "the step limit (max_steps) was reached before the precision".into(),
         Status::Budget => "the time budget would have been exceeded by the next step".into(),
+        Status::Limit if by_arrival => format!("every step passed up to what the arrivals bring, {why}"),
         Status::Limit if !why.is_empty() => format!("a limit was reached before any step failed: {why}"),
         Status::Limit | Status::Generator => format!("stopped: {last}"),
         Status::NoStart if why.is_empty() => format!("no step passed: {last}"),
@@ -233,8 +318,12 @@ fn end(cx: &Context, id: i64, ramp: &Ramp, status: Status, steps: &[HeldStepReco
         reason.push_str(&format!("; failed at {} clients: {}", s.clients, s.reason.clone().unwrap_or_default()));
     }
     let _writing = interrupt::writing();
-    cx.store.end_held_search(id, status.as_str(), passed, failed, &reason)?;
-    let held = passed.map_or("no clients held".to_string(), |c| format!("{c} clients held"));
+    cx.store.end_held_search(id, status.as_str(), passed, failed, &reason, by_arrival)?;
+    let held = match passed {
+        None => "no clients held".to_string(),
+        Some(c) if by_arrival => format!("at least {c} clients held"),
+        Some(c) => format!("{c} clients held"),
+    };
     println!("  → {held} ({}): {reason}", status.as_str());
     Ok(())
 }
