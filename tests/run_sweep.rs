@@ -75,6 +75,12 @@ impl Fake {
         self.root.path().join("run.log")
     }
 
+    /// Starts `concur ARGS --root <repo>` in the background, its output kept in the log.
+    fn spawn_command(&self, args: &[&str]) -> Child {
+        let log = std::fs::File::create(self.log()).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_concur")).args(args).arg("--root").arg(self.root.path()).stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap()
+    }
+
     fn servers(&self) -> usize {
         std::fs::read_dir("/proc")
             .unwrap()
@@ -322,6 +328,30 @@ fn a_killed_orchestrator_leaves_no_server_and_loses_no_point() {
     );
     let data = Store::open_existing(&fake.db()).unwrap().load_run(1).unwrap();
     assert!(!data.points.is_empty() && data.run.status == RunStatus::Running, "{:?}", data.run.status);
+}
+
+/// `concur verify` and `concur faults` start servers too: killed by SIGKILL, they leave none.
+#[test]
+fn a_killed_verify_or_faults_leaves_no_server() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    for args in [&["verify", "fake", "--cores", "1"][..], &["faults", "fake", "--cores", "1"][..]] {
+        let fake = Fake::new(PYTHON);
+        let mut child = fake.spawn_command(args);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        assert!(fake.wait_server(deadline), "`concur {}` started no server: {}", args[0], std::fs::read_to_string(fake.log()).unwrap_or_default());
+        let at_kill = fake.describe_servers();
+        fake.kill_and_wait_for_guard(&mut child);
+        assert_eq!(
+            fake.wait_no_server(Duration::from_secs(5)),
+            0,
+            "a server outlived `concur {}`'s SIGKILL:\n{}at the kill:\n{at_kill}{}",
+            args[0],
+            fake.describe_servers(),
+            std::fs::read_to_string(fake.log()).unwrap_or_default()
+        );
+    }
 }
 
 /// A server's group may hold a process without the run's mark (a pyenv shim

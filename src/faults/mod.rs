@@ -296,7 +296,10 @@ fn kill_one(leader: i32, port: u16) -> String {
 /// `concur faults`: each of `names` (none: every HTTP implementation whose toolchain is present)
 /// at each of `cores`, printed as it goes and written to `json` when given.
 pub fn faults_command(root: Option<&Path>, names: &[String], cores: &[u32], settings: &Settings, json: Option<&Path>) -> Result<std::process::ExitCode> {
+    // Before any thread: every server started from here on carries the mark the guard kills by.
+    crate::host::guard::mark_children();
     let root = crate::impls::find_root(root)?;
+    let _guard = crate::host::guard::Guard::start();
     server::install_interrupt_handler();
     let all = crate::impls::discover(&root)?;
     let chosen = crate::impls::select(&all, "http", names)?;

@@ -15,6 +15,7 @@ pub mod digest;
 pub mod duration;
 pub mod env;
 pub mod groups;
+pub mod guard;
 pub mod interrupt;
 pub mod limits;
 pub mod net;

@@ -246,10 +246,13 @@ pub fn list_checks_command() -> Result<ExitCode> {
 /// `concur verify`: implementations `names` (none: all) at each core count of `cores`;
 /// `only` filters the checks, `json` is where the results go as JSON.
 pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only: Option<&str>, json: Option<&Path>) -> Result<ExitCode> {
+    // Before any thread: every server and database started from here on carries the mark the guard kills by.
+    crate::host::guard::mark_children();
     let root = impls::find_root(root)?;
     if let Some(bad) = cores.iter().find(|c| **c == 0) {
         bail!("--cores {bad}: core counts start at 1 (e.g. --cores 1,2)");
     }
+    let _guard = crate::host::guard::Guard::start();
     server::install_interrupt_handler();
     let all = impls::discover(&root)?;
     let chosen = impls::select(&all, "http", names)?;
