@@ -112,6 +112,8 @@ fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> R
         settle(server, Duration::ZERO);
     }
     let a = match measured {
+        // A burst cut short by Ctrl-C is no rate: nothing is stored, the caller stops.
+        _ if crate::host::interrupt::stopping() => return Ok((spec.clone(), None)),
         Ok(a) => a,
         Err(e) => {
             println!("  accept rate not measured: {e:#}");
