@@ -61,13 +61,14 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
     if searches.iter().any(|s| s.accept.is_some()) {
         text.push_str(&format!(
             " Accepts is each server's accept rate, measured before its first step: new connections a second taken to their first answer \
-             in a burst of {} clients, each sending GET / once on a fresh connection it keeps open, all connecting within {:.0} ms \
-             (after {} unstored bursts of {}; \"≥\": the generator's CPU was the limit). \
+             in a burst of {} clients, each sending GET / once on a fresh connection it keeps open, all connecting within {:.0} ms, \
+             the median of {} such bursts (after {} unstored of {}; \"≥\": the generator's CPU was the limit). \
              A step's clients arrive at no more than half of it, so that a step measures how many clients a server holds, not how fast it accepts them; \
              where that rate cannot bring more clients within half the wait, the search stops there and the figure is \"≥ N (arrivals)\": \
              a lower bound set by accepting, not a holding limit (a longer wait measures more).",
             thousands(crate::run::held::accept::BURST),
             crate::run::held::accept::BURST as f64 / crate::run::held::accept::SPAWN_RATE * 1000.0,
+            crate::run::held::accept::BURSTS,
             crate::run::held::accept::WARM_BURSTS,
             thousands(crate::run::held::accept::WARM_BURST),
         ));

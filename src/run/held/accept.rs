@@ -4,8 +4,8 @@
 //! [`BURST`] clients, each sending `GET /` once on a fresh connection it then
 //! keeps open, all connecting within [`BURST`] ÷ [`SPAWN_RATE`] seconds;
 //! the rate is the clients answered over the time from the first connect to
-//! the last answer. [`WARM_BURSTS`] bursts of [`WARM_BURST`] before it are
-//! not stored (a JIT's accept path). Every server here listens with a backlog of at least
+//! the last answer, the median of [`BURSTS`] such bursts. [`WARM_BURSTS`]
+//! burst of [`WARM_BURST`] before them is not stored (a JIT's accept path). Every server here listens with a backlog of at least
 //! 4,096 (spec/POLICIES.md §1), so the burst waits in accept queues, never
 //! in the kernel's SYN retransmission; no connection closes during it, so
 //! the rate is what a connection's arrival costs, as a long-poll client's
@@ -32,10 +32,12 @@ use std::time::Duration;
 
 /// Clients of the measured burst: thousands, as a step's, within every server's backlog.
 pub const BURST: u64 = 2000;
-/// Clients of each burst before it, not stored: a JIT compiles the accept path in them
+/// Measured bursts: the rate kept is their median's.
+pub const BURSTS: usize = 3;
+/// Clients of the burst before them, not stored: a JIT compiles the accept path in it
 /// (node-http's bursts of 2,000 rose from 2,110 to 3,783 and 5,735 connections/s).
 pub const WARM_BURST: u64 = 1000;
-pub const WARM_BURSTS: u32 = 2;
+pub const WARM_BURSTS: u32 = 1;
 /// Clients started per second: the burst's connects come within 40 ms.
 pub const SPAWN_RATE: f64 = 50_000.0;
 /// The most of its accept rate a step's clients arrive at.
@@ -76,6 +78,13 @@ fn record(report: &LoadReport, server_cpu_util: f64, gen_cpu_util: f64, gen_satu
     }
 }
 
+/// The burst of median rate among `bursts` (the lower middle one of an even count); none measured: a rate of 0.
+pub fn median(mut bursts: Vec<AcceptRecord>) -> AcceptRecord {
+    bursts.sort_by(|a, b| a.per_s.total_cmp(&b.per_s));
+    let middle = bursts.len().saturating_sub(1) / 2;
+    bursts.into_iter().nth(middle).unwrap_or_default()
+}
+
 /// The most clients a step can bring within the share of the wait its clients arrive in
 /// (`SPAWN_SHARE`), at [`ARRIVAL_SHARE`] of `accept`: none when no connection was answered.
 /// A rate the generator limited is a lower bound, and so the cap a cautious one.
@@ -95,5 +104,13 @@ mod tests {
         assert_eq!(arrival_cap(&spec, &accept(30_000.0, 0, false)), Some(15_000));
         assert_eq!(arrival_cap(&spec, &accept(0.0, 32, false)), None, "nothing answered");
         assert_eq!(arrival_cap(&spec, &accept(30_000.0, 0, true)), Some(15_000), "a lower bound, the cap a cautious one");
+    }
+
+    #[test]
+    fn the_rate_kept_is_the_median_bursts() {
+        let burst = |per_s| AcceptRecord { per_s, ..Default::default() };
+        assert_eq!(median(vec![burst(45_097.0), burst(7_025.0), burst(16_830.0)]).per_s, 16_830.0);
+        assert_eq!(median(vec![burst(2.0), burst(1.0)]).per_s, 1.0, "the lower middle");
+        assert_eq!(median(vec![]).per_s, 0.0);
     }
 }
