@@ -13,6 +13,7 @@ use super::document::Block;
 use super::micro_charts::{self, Line, Spec};
 use super::palette::Palette;
 use super::table::{Table, mib, thousands};
+use crate::run::held::accept;
 use crate::stats::slope::{self, Slope};
 use crate::store::held::{HeldSearchRecord, HeldStepRecord};
 use crate::store::{ImplRecord, Store};
@@ -66,11 +67,11 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
              A step's clients arrive at no more than half of it, so that a step measures how many clients a server holds, not how fast it accepts them; \
              where that rate cannot bring more clients within half the wait, the search stops there and the figure is \"≥ N (arrivals)\": \
              a lower bound set by accepting, not a holding limit (a longer wait measures more).",
-            thousands(crate::run::held::accept::BURST),
-            crate::run::held::accept::BURST as f64 / crate::run::held::accept::SPAWN_RATE * 1000.0,
-            crate::run::held::accept::BURSTS,
-            crate::run::held::accept::WARM_BURSTS,
-            thousands(crate::run::held::accept::WARM_BURST),
+            thousands(accept::BURST),
+            accept::BURST as f64 / accept::SPAWN_RATE * 1000.0,
+            accept::BURSTS,
+            accept::WARM_BURSTS,
+            thousands(accept::WARM_BURST),
         ));
     }
     if let Some(s) = searches.iter().find(|s| s.wait_ms != s.spec_wait_ms) {

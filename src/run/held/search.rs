@@ -64,10 +64,10 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
         spec.key, spec.scenario, spec.wait_ms, spec.bound_ms, stored.start_clients, spec.spawn_rate
     );
     let Some(imp) = cx.ready.get(spec.implementation.as_str()) else {
-        return end(cx, id, &ramp, Status::NoStart, &steps, "the implementation was not built and verified in this run").map(|()| true);
+        return end(cx, id, &ramp, &Ended::new(Status::NoStart, "the implementation was not built and verified in this run"), &steps).map(|()| true);
     };
     if let Next::Done(status) = ramp.next() {
-        return end(cx, id, &ramp, status, &steps, "").map(|()| true);
+        return end(cx, id, &ramp, &Ended::new(status, ""), &steps).map(|()| true);
     }
     let log = cx.log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let template = step::point_spec(spec, spec.start);
@@ -77,7 +77,7 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
             if crate::host::interrupt::stopping() {
                 return Ok(false);
             }
-            return end(cx, id, &ramp, Status::NoStart, &steps, &format!("the server did not start: {e:#}")).map(|()| true);
+            return end(cx, id, &ramp, &Ended::new(Status::NoStart, &format!("the server did not start: {e:#}")), &steps).map(|()| true);
         }
     };
     if !warm_up(cx, spec, &mut server) {
@@ -96,7 +96,7 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
     let outcome = search.steps(&mut server, rest, &mut ramp, &mut steps);
     server.stop(point::STOP_GRACE);
     match outcome? {
-        Some(ended) => end_as(cx, id, &ramp, &ended, &steps).map(|()| true),
+        Some(ended) => end(cx, id, &ramp, &ended, &steps).map(|()| true),
         None => Ok(false),
     }
 }
@@ -106,14 +106,8 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
 /// and the cap a step's clients meet there: the most that rate brings within half the wait.
 /// Not measured (said, and the search goes on as before) when the load could not run.
 fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> Result<(HeldSpec, Option<Cap>)> {
-    let mut bursts: Vec<AcceptRecord> = Vec::new();
-    let mut measured: Result<()> = Ok(());
-    for (k, clients) in std::iter::repeat_n(accept::WARM_BURST, accept::WARM_BURSTS as usize).chain(std::iter::repeat_n(accept::BURST, accept::BURSTS)).enumerate() {
-        measured = measured.and_then(|()| accept::measure(cx.root, spec, server, clients).map(|a| bursts.extend((k >= accept::WARM_BURSTS as usize).then_some(a))));
-        settle(server, Duration::ZERO);
-    }
     // The median burst: one burst's rate moved up to 6x between two runs (bun, bench/RESULTS.md).
-    let measured = measured.map(|()| accept::median(bursts));
+    let measured = bursts(cx, spec, server).map(accept::median);
     let a = match measured {
         // A burst cut short by Ctrl-C is no rate: nothing is stored, the caller stops.
         _ if crate::host::interrupt::stopping() => return Ok((spec.clone(), None)),
@@ -155,6 +149,23 @@ fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> R
     Ok((HeldSpec { spawn_rate: least, ..spec.clone() }, Some(cap)))
 }
 
+/// The measured bursts of the accept rate, after the unstored ones; the server is settled
+/// between bursts (the caller settles it after the last).
+fn bursts(cx: &Context, spec: &HeldSpec, server: &mut Server) -> Result<Vec<AcceptRecord>> {
+    let sizes = std::iter::repeat_n(accept::WARM_BURST, accept::WARM_BURSTS as usize).chain(std::iter::repeat_n(accept::BURST, accept::BURSTS));
+    let mut measured = Vec::new();
+    for (k, clients) in sizes.enumerate() {
+        if k > 0 {
+            settle(server, Duration::ZERO);
+        }
+        let burst = accept::measure(cx.root, spec, server, clients)?;
+        if k >= accept::WARM_BURSTS as usize {
+            measured.push(burst);
+        }
+    }
+    Ok(measured)
+}
+
 /// How a search ended: its status, the limit named, and whether that limit was its clients' arrival.
 struct Ended {
     status: Status,
@@ -163,8 +174,12 @@ struct Ended {
 }
 
 impl Ended {
+    fn new(status: Status, why: &str) -> Ended {
+        Ended { status, why: why.to_string(), by_arrival: false }
+    }
+
     fn with(status: Status) -> Ended {
-        Ended { status, why: String::new(), by_arrival: false }
+        Ended::new(status, "")
     }
 }
 
@@ -294,17 +309,9 @@ fn settle(server: &Server, first: Duration) {
     wait_quiet(&[server.pgid()], QUIET, QUIET_SHARE, SETTLE_MAX);
 }
 
-/// Records how the search ended (`end`), the arrivals' limit said.
-fn end_as(cx: &Context, id: i64, ramp: &Ramp, ended: &Ended, steps: &[HeldStepRecord]) -> Result<()> {
-    end_with(cx, id, ramp, ended.status, steps, &ended.why, ended.by_arrival)
-}
-
 /// Records how the search ended, with the reason a reader wants first.
-fn end(cx: &Context, id: i64, ramp: &Ramp, status: Status, steps: &[HeldStepRecord], why: &str) -> Result<()> {
-    end_with(cx, id, ramp, status, steps, why, false)
-}
-
-fn end_with(cx: &Context, id: i64, ramp: &Ramp, status: Status, steps: &[HeldStepRecord], why: &str, by_arrival: bool) -> Result<()> {
+fn end(cx: &Context, id: i64, ramp: &Ramp, ended: &Ended, steps: &[HeldStepRecord]) -> Result<()> {
+    let Ended { status, ref why, by_arrival } = *ended;
     let (passed, failed) = (ramp.passed.map(|p| p as u64), ramp.failed.map(|f| f as u64));
     let failed_step = failed.and_then(|f| steps.iter().find(|s| s.clients == f && s.verdict == "fail"));
     let last = steps.last().and_then(|s| s.reason.clone()).unwrap_or_default();
