@@ -55,6 +55,22 @@ pub fn server_shortfall() -> Option<String> {
     })
 }
 
+/// The most open files one process here can be given (the hard limit, or `fs.nr_open` where
+/// concur may raise the hard limit), and what a server's process is given (`raise_for_server`).
+pub fn reachable_nofile() -> (u64, u64) {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `lim` is a valid rlimit to write into.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return (1024, 1024);
+    }
+    let most = if may_raise_hard_limits() {
+        std::fs::read_to_string("/proc/sys/fs/nr_open").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(lim.rlim_max)
+    } else {
+        lim.rlim_max
+    };
+    (most, lim.rlim_cur.max(SERVER_NOFILE.min(most)))
+}
+
 /// linux/capability.h.
 const CAP_SYS_RESOURCE: u32 = 24;
 
@@ -68,6 +84,16 @@ fn may_raise_hard_limits() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_is_given_what_one_process_may_have_at_most() {
+        let (most, server) = reachable_nofile();
+        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: `lim` is a valid rlimit to write into.
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+        assert!(most >= lim.rlim_max && server <= most.max(lim.rlim_cur), "{most} {server} {lim:?}");
+        assert!(server >= SERVER_NOFILE.min(most), "{server}");
+    }
 
     #[test]
     fn the_soft_limit_is_never_lowered() {

@@ -15,7 +15,7 @@ use super::palette::Palette;
 use super::table::{Table, mib, thousands};
 use crate::run::held::accept;
 use crate::stats::slope::{self, Slope};
-use crate::store::held::{HeldSearchRecord, HeldStepRecord};
+use crate::store::held::{AcceptRecord, HeldSearchRecord, HeldStepRecord};
 use crate::store::{ImplRecord, Store};
 use anyhow::Result;
 
@@ -38,6 +38,7 @@ pub fn blocks(searches: &[HeldSearchRecord], implementations: &[ImplRecord]) -> 
         let mine: Vec<&HeldSearchRecord> = searches.iter().filter(|s| s.cores == k).collect();
         doc.push(Block::Heading(3, format!("Waiting clients at {k} core(s)")));
         doc.push(Block::Table(table(&mine)));
+        doc.extend(ceiling(&mine).map(Block::Para));
         doc.extend(chart(&mine, &palette, k).into_iter().map(Block::Chart));
         doc.push(Block::Details { summary: format!("Every step at {k} core(s)"), open: false, body: vec![Block::Table(steps(&mine))] });
     }
@@ -63,8 +64,8 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
         text.push_str(&format!(
             " Accepts is each server's accept rate, measured before its first step: new connections a second taken to their first answer \
              in a burst of {} clients, each sending GET / once on a fresh connection it keeps open, all connecting within {:.0} ms, \
-             the median of {} such bursts (after {} unstored of {}; \"≥\": the generator's CPU was the limit). \
-             A step's clients arrive at no more than half of it, so that a step measures how many clients a server holds, not how fast it accepts them; \
+             the median of {} such bursts (after {} unstored of {}; \"≥\": the generator's CPU was the limit), the slowest and fastest burst in brackets. \
+             A step's clients arrive at no more than half of the slowest burst's rate, so that a step measures how many clients a server holds, not how fast it accepts them; \
              where that rate cannot bring more clients within half the wait, the search stops there and the figure is \"≥ N (arrivals)\": \
              a lower bound set by accepting, not a holding limit (a longer wait measures more).",
             thousands(accept::BURST),
@@ -83,6 +84,37 @@ fn explanation(searches: &[HeldSearchRecord]) -> String {
         ));
     }
     text
+}
+
+/// An accept rate as the table shows it: the median burst's, the slowest and fastest beside it.
+fn accepts(a: &AcceptRecord) -> String {
+    let rate = |r: f64| thousands(r.round() as u64);
+    let median = format!("{}{}", if a.gen_saturated { "≥ " } else { "" }, rate(a.per_s));
+    if a.high > a.low { format!("{median} [{}–{}]", rate(a.low), rate(a.high)) } else { median }
+}
+
+/// What the machine lets one search hold, and which searches it or the profile stopped:
+/// none when no search recorded its ceiling (a file of an older concur).
+fn ceiling(searches: &[&HeldSearchRecord]) -> Option<String> {
+    let lowest = searches.iter().filter_map(|s| s.ceiling.as_ref()).min_by_key(|c| c.clients)?;
+    let highest = searches.iter().filter_map(|s| s.ceiling.as_ref()).map(|c| c.clients).max().unwrap_or(lowest.clients);
+    let names = |pick: &dyn Fn(&HeldSearchRecord) -> bool| searches.iter().filter(|s| pick(s)).map(|s| s.implementation.as_str()).collect::<Vec<_>>();
+    let reached = names(&|s| !s.by_arrival && matches!((s.clients, &s.ceiling), (Some(c), Some(m)) if c >= m.clients));
+    let profile = names(&|s| !s.by_arrival && s.status == "limit" && s.clients.is_some_and(|c| c >= s.max_clients));
+    let most = if highest > lowest.clients { format!("{}–{}", thousands(lowest.clients), thousands(highest)) } else { thousands(lowest.clients) };
+    let mut text = format!("The machine's ceiling for one search: {most} clients ({}).", lowest.limit);
+    text.push_str(&match reached.as_slice() {
+        [] => " No implementation reached it.".to_string(),
+        all => format!(" Reached by {}: their figure is the machine's, not theirs.", all.join(", ")),
+    });
+    if !profile.is_empty() {
+        text.push_str(&format!(
+            " Stopped by the profile's max_clients ({}) below it: {} (a short form; the standard profile searches up to the ceiling).",
+            thousands(searches[0].max_clients),
+            profile.join(", ")
+        ));
+    }
+    Some(text)
 }
 
 fn table(searches: &[&HeldSearchRecord]) -> Table {
@@ -110,7 +142,7 @@ fn table(searches: &[&HeldSearchRecord]) -> Table {
                 Some(c) => thousands(c),
             },
             if ties.is_empty() { String::new() } else { format!("≈ {}", ties.join(", ")) },
-            s.accept.as_ref().map_or("–".into(), |a| format!("{}{}", if a.gen_saturated { "≥ " } else { "" }, thousands(a.per_s.round() as u64))),
+            s.accept.as_ref().map_or("–".into(), accepts),
             s.failed_clients.map_or("–".into(), thousands),
             kib_at(s, at),
             at.and_then(|st| st.waiting_cpu_util).map_or("–".into(), |c| format!("{:.1}%", c * 100.0)),
@@ -283,6 +315,25 @@ mod tests {
         let rows: Vec<(&str, &str, &str, &str)> = t.rows.iter().map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str(), r[3].as_str())).collect();
         assert_eq!(rows, [("fast", "8,100", "", "≥ 19,217"), ("slow", "≥ 8,000 (arrivals)", "", "1,012")]);
         assert!(explanation(&all).contains("a lower bound set by accepting, not a holding limit"));
+        let spread = AcceptRecord { per_s: 16_830.0, low: 7_025.0, high: 45_097.0, ..Default::default() };
+        assert_eq!(accepts(&spread), "16,830 [7,025–45,097]");
+    }
+
+    #[test]
+    fn the_ceiling_names_who_reached_it_and_who_the_profile_stopped() {
+        use crate::store::held::CeilingRecord;
+        let files = || Some(CeilingRecord { clients: 19_936, limit: "open files: the limit is 20000 descriptors per process (64 kept spare)".into() });
+        let at = |name, clients, max_clients| HeldSearchRecord { status: "limit".into(), max_clients, ceiling: files(), ..search(name, Some(clients), 5) };
+        let standard = [at("go", 19_936, 100_000), search("rails", Some(2_000), 50)];
+        let refs: Vec<&HeldSearchRecord> = standard.iter().collect();
+        let text = ceiling(&refs).unwrap();
+        assert!(text.starts_with("The machine's ceiling for one search: 19,936 clients (open files: the limit is 20000"), "{text}");
+        assert!(text.contains("Reached by go:") && !text.contains("max_clients"), "{text}");
+        let quick = [at("go", 8_000, 8_000), HeldSearchRecord { by_arrival: true, ..at("pekko", 288, 8_000) }];
+        let refs: Vec<&HeldSearchRecord> = quick.iter().collect();
+        let text = ceiling(&refs).unwrap();
+        assert!(text.contains("No implementation reached it. Stopped by the profile's max_clients (8,000) below it: go (a short form"), "{text}");
+        assert_eq!(ceiling(&[&search("old", Some(1000), 5)]), None, "no ceiling recorded");
     }
 
     #[test]

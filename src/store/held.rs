@@ -79,6 +79,16 @@ ALTER TABLE held_searches ADD COLUMN arrival_clients INTEGER;
 ALTER TABLE held_searches ADD COLUMN by_arrival INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Migration V14: the spread of the accept-rate bursts (their lowest and highest), and the
+/// machine's ceiling for each search: the most clients its open-file limit and memory let one
+/// server hold, whatever the profile's `max_clients` (issue 41).
+pub const CEILING_MIGRATION: &str = "
+ALTER TABLE held_searches ADD COLUMN accept_low REAL;
+ALTER TABLE held_searches ADD COLUMN accept_high REAL;
+ALTER TABLE held_searches ADD COLUMN ceiling_clients INTEGER;
+ALTER TABLE held_searches ADD COLUMN ceiling_limit TEXT;
+";
+
 /// The accept rate of a search's server (`run::held::accept`): new connections a second taken
 /// to their first answered request, each request on a fresh connection the server closes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -93,6 +103,20 @@ pub struct AcceptRecord {
     pub gen_cpu_util: f64,
     /// The generator kept its CPUs busy: the rate is a lower bound.
     pub gen_saturated: bool,
+    /// The lowest and highest rate of the bursts `per_s` is the median of (equal for one
+    /// burst; 0 in a file of an older concur).
+    #[serde(default)]
+    pub low: f64,
+    #[serde(default)]
+    pub high: f64,
+}
+
+/// The most clients the machine lets one search's server hold (`run::held::limits`), and the
+/// limit that sets it, named: a search whose figure is this one was stopped by the machine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CeilingRecord {
+    pub clients: u64,
+    pub limit: String,
 }
 
 /// One search and the steps it measured.
@@ -134,6 +158,9 @@ pub struct HeldSearchRecord {
     /// by how fast the server accepts, not a holding limit.
     #[serde(default)]
     pub by_arrival: bool,
+    /// The machine's ceiling at the search's end; none in a file of an older concur.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<CeilingRecord>,
     pub steps: Vec<HeldStepRecord>,
 }
 
@@ -289,7 +316,7 @@ impl Store {
     pub fn set_held_accept(&self, search_id: i64, accept: &AcceptRecord, arrival_clients: Option<u64>) -> Result<()> {
         self.conn.execute(
             "UPDATE held_searches SET accept_per_s = ?2, accept_answered = ?3, accept_errors = ?4, accept_p99_us = ?5, accept_server_cpu = ?6,
-                 accept_gen_cpu = ?7, accept_gen_saturated = ?8, arrival_clients = ?9 WHERE id = ?1",
+                 accept_gen_cpu = ?7, accept_gen_saturated = ?8, arrival_clients = ?9, accept_low = ?10, accept_high = ?11 WHERE id = ?1",
             params![
                 search_id,
                 accept.per_s,
@@ -299,8 +326,19 @@ impl Store {
                 accept.server_cpu_util,
                 accept.gen_cpu_util,
                 accept.gen_saturated,
-                arrival_clients.map(|c| c as i64)
+                arrival_clients.map(|c| c as i64),
+                accept.low,
+                accept.high
             ],
+        )?;
+        Ok(())
+    }
+
+    /// Records the machine's ceiling for a search, as it stood when the search ended.
+    pub fn set_held_ceiling(&self, search_id: i64, ceiling: &CeilingRecord) -> Result<()> {
+        self.conn.execute(
+            "UPDATE held_searches SET ceiling_clients = ?2, ceiling_limit = ?3 WHERE id = ?1",
+            params![search_id, ceiling.clients as i64, ceiling.limit],
         )?;
         Ok(())
     }
@@ -343,10 +381,16 @@ impl Store {
                             server_cpu_util: r.get("accept_server_cpu")?,
                             gen_cpu_util: r.get("accept_gen_cpu")?,
                             gen_saturated: r.get("accept_gen_saturated")?,
+                            low: r.get::<_, Option<f64>>("accept_low")?.unwrap_or(0.0),
+                            high: r.get::<_, Option<f64>>("accept_high")?.unwrap_or(0.0),
                         }),
                     },
                     arrival_clients: r.get::<_, Option<i64>>("arrival_clients")?.map(|c| c as u64),
                     by_arrival: r.get("by_arrival")?,
+                    ceiling: match (r.get::<_, Option<i64>>("ceiling_clients")?, r.get::<_, Option<String>>("ceiling_limit")?) {
+                        (Some(clients), Some(limit)) => Some(CeilingRecord { clients: clients as u64, limit }),
+                        _ => None,
+                    },
                     steps: Vec::new(),
                 })
             })?
@@ -439,12 +483,16 @@ mod tests {
         assert_eq!(store.begin_held_search(run_id, &search).unwrap(), id);
         assert!(store.ended_held_searches(run_id).unwrap().is_empty());
         assert_eq!(store.held_searches(run_id).unwrap()[0].accept, None, "not measured yet");
-        let accept = AcceptRecord { per_s: 1012.5, answered: 1013, latency_p99_us: 41_000, server_cpu_util: 0.99, gen_cpu_util: 0.2, ..Default::default() };
+        let accept = AcceptRecord { per_s: 1012.5, answered: 1013, latency_p99_us: 41_000, server_cpu_util: 0.99, gen_cpu_util: 0.2, low: 980.0, high: 1100.0, ..Default::default() };
         store.set_held_accept(id, &accept, Some(506)).unwrap();
+        assert_eq!(store.held_searches(run_id).unwrap()[0].ceiling, None, "not ended yet");
+        let ceiling = CeilingRecord { clients: 19_936, limit: "open files: the limit is 20000 descriptors per process (64 kept spare)".into() };
+        store.set_held_ceiling(id, &ceiling).unwrap();
         store.end_held_search(id, "found", Some(1000), Some(1100), "found within 10%", false).unwrap();
         let back = store.held_searches(run_id).unwrap();
         assert_eq!((back.len(), back[0].clients, back[0].status.as_str(), back[0].wait_ms), (1, Some(1000), "found", 2000));
         assert_eq!((back[0].accept.as_ref(), back[0].arrival_clients, back[0].by_arrival), (Some(&accept), Some(506), false));
+        assert_eq!(back[0].ceiling.as_ref(), Some(&ceiling));
         assert_eq!(back[0].steps, vec![step.clone()]);
         assert_eq!(back[0].held_step(), Some(&step));
         assert_eq!(step.kib_per_client(), Some(20.48), "(30 MiB − 10 MiB) / 1,000 clients");

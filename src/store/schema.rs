@@ -26,6 +26,7 @@ pub const MIGRATIONS: &[&str] = &[
     DATABASE,
     SERVER_FROM,
     super::held::ACCEPT_MIGRATION,
+    super::held::CEILING_MIGRATION,
 ];
 
 const V1: &str = "
@@ -212,6 +213,8 @@ const UNDO: &[&str] = &[
      ALTER TABLE held_searches DROP COLUMN accept_server_cpu; ALTER TABLE held_searches DROP COLUMN accept_gen_cpu; \
      ALTER TABLE held_searches DROP COLUMN accept_gen_saturated; ALTER TABLE held_searches DROP COLUMN arrival_clients; \
      ALTER TABLE held_searches DROP COLUMN by_arrival;",
+    "ALTER TABLE held_searches DROP COLUMN accept_low; ALTER TABLE held_searches DROP COLUMN accept_high; \
+     ALTER TABLE held_searches DROP COLUMN ceiling_clients; ALTER TABLE held_searches DROP COLUMN ceiling_limit;",
 ];
 
 /// Turns a file at the latest version into what a concur of `version` (4 or later) left.

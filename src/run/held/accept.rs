@@ -75,21 +75,34 @@ fn record(report: &LoadReport, server_cpu_util: f64, gen_cpu_util: f64, gen_satu
         server_cpu_util,
         gen_cpu_util,
         gen_saturated,
+        low: 0.0,
+        high: 0.0,
     }
 }
 
-/// The burst of median rate among `bursts` (the lower middle one of an even count); none measured: a rate of 0.
+/// The burst of median rate among `bursts` (the lower middle one of an even count), with the
+/// lowest and highest rate of them all; none measured: a rate of 0.
 pub fn median(mut bursts: Vec<AcceptRecord>) -> AcceptRecord {
     bursts.sort_by(|a, b| a.per_s.total_cmp(&b.per_s));
+    let (low, high) = (bursts.first().map_or(0.0, |b| b.per_s), bursts.last().map_or(0.0, |b| b.per_s));
     let middle = bursts.len().saturating_sub(1) / 2;
-    bursts.into_iter().nth(middle).unwrap_or_default()
+    AcceptRecord { low, high, ..bursts.into_iter().nth(middle).unwrap_or_default() }
+}
+
+/// The rate a step's arrivals are held to a share of: the slowest burst's, so that the
+/// clients arrive at a rate the server took every time (the median where older files
+/// have no spread).
+pub fn comfortable(accept: &AcceptRecord) -> f64 {
+    if accept.low > 0.0 { accept.low } else { accept.per_s }
 }
 
 /// The most clients a step can bring within the share of the wait its clients arrive in
-/// (`SPAWN_SHARE`), at [`ARRIVAL_SHARE`] of `accept`: none when no connection was answered.
-/// A rate the generator limited is a lower bound, and so the cap a cautious one.
+/// (`SPAWN_SHARE`), at [`ARRIVAL_SHARE`] of the slowest burst's rate (`comfortable`): none
+/// when no connection was answered. A rate the generator limited is a lower bound, and so the
+/// cap a cautious one.
 pub fn arrival_cap(spec: &HeldSpec, accept: &AcceptRecord) -> Option<u64> {
-    (accept.per_s > 0.0).then(|| (accept.per_s * ARRIVAL_SHARE * spec.arrival_s()).floor() as u64)
+    let rate = comfortable(accept);
+    (rate > 0.0).then(|| (rate * ARRIVAL_SHARE * spec.arrival_s()).floor() as u64)
 }
 
 #[cfg(test)]
@@ -104,12 +117,15 @@ mod tests {
         assert_eq!(arrival_cap(&spec, &accept(30_000.0, 0, false)), Some(15_000));
         assert_eq!(arrival_cap(&spec, &accept(0.0, 32, false)), None, "nothing answered");
         assert_eq!(arrival_cap(&spec, &accept(30_000.0, 0, true)), Some(15_000), "a lower bound, the cap a cautious one");
+        let spread = AcceptRecord { per_s: 16_830.0, low: 7_025.0, high: 45_097.0, ..Default::default() };
+        assert_eq!(arrival_cap(&spec, &spread), Some(3_512), "the slowest burst's rate, not the median's");
     }
 
     #[test]
     fn the_rate_kept_is_the_median_bursts() {
         let burst = |per_s| AcceptRecord { per_s, ..Default::default() };
-        assert_eq!(median(vec![burst(45_097.0), burst(7_025.0), burst(16_830.0)]).per_s, 16_830.0);
+        let m = median(vec![burst(45_097.0), burst(7_025.0), burst(16_830.0)]);
+        assert_eq!((m.per_s, m.low, m.high), (16_830.0, 7_025.0, 45_097.0));
         assert_eq!(median(vec![burst(2.0), burst(1.0)]).per_s, 1.0, "the lower middle");
         assert_eq!(median(vec![]).per_s, 0.0);
     }

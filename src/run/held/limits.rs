@@ -61,6 +61,15 @@ pub fn cap(max_clients: u64, nofile: u64, steps: &[HeldStepRecord], available: u
     cap
 }
 
+/// The machine's ceiling for one search, whatever the profile's `max_clients`: the open files
+/// one generator process and one server process may have (`host::limits`), and memory at the
+/// cost per client of the largest passing step of `steps`. Local ports are no ceiling on
+/// loopback: the generator spreads its connections over source addresses (`load::source`).
+pub fn ceiling(steps: &[HeldStepRecord], available: u64) -> Cap {
+    let (generator, server) = crate::host::limits::reachable_nofile();
+    cap(u64::MAX, generator.min(server), steps, available)
+}
+
 /// A machine limit a step ran into, from the first message of its `connect` errors.
 pub fn machine_error(messages: &BTreeMap<String, String>) -> Option<String> {
     let text = messages.get("connect")?;
@@ -122,6 +131,17 @@ mod tests {
         let memory = cap(1_000_000, 1 << 20, &[passed(8_000, 1 << 30), passed(16_000, 16_000 * 10 * 1024)], 3 << 30);
         assert_eq!(memory.clients, 209_715);
         assert!(memory.limit.starts_with("memory: 10.0 KiB per client (the machine's cost at 16000 clients)"), "{}", memory.limit);
+    }
+
+    #[test]
+    fn the_ceiling_is_the_machine_s_whatever_the_profile_asks() {
+        let (generator, server) = crate::host::limits::reachable_nofile();
+        let files = ceiling(&[], 20 << 30);
+        assert_eq!(files.clients, generator.min(server) - SPARE_FDS);
+        assert!(files.limit.starts_with("open files"), "{}", files.limit);
+        let memory = ceiling(&[passed(1_000, 1 << 30)], 3 << 30);
+        assert_eq!(memory.clients, 2_000, "1 MiB a client, 2 GiB of room");
+        assert!(memory.limit.starts_with("memory"), "{}", memory.limit);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::run::spec::{HeldSpec, Plan};
 use crate::run::ramp::{Next, Ramp, Status, Verdict};
 use crate::run::{interrupt, point};
 use crate::server::Server;
-use crate::store::held::{AcceptRecord, HeldSearchRecord, HeldStepRecord};
+use crate::store::held::{AcceptRecord, CeilingRecord, HeldSearchRecord, HeldStepRecord};
 use anyhow::Result;
 use std::time::{Duration, Instant};
 
@@ -90,13 +90,19 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
         server.stop(point::STOP_GRACE);
         return Ok(false);
     }
-    settle(&server, Duration::ZERO);
+    // The bursts leave thousands of connections to close; a server still busy long after
+    // them has been changed by them, and the steps that follow measure that (ruby-rack at one
+    // core grew to about 860 Puma threads and spun at a whole core with no client: RESULTS).
+    let busy = busy_after(&server, || settle_for(&server, AFTER_BURSTS_MAX));
+    if let Some(b) = &busy {
+        println!("  {b}");
+    }
     let rest = sample_group(server.pgid()).rss_bytes;
     let search = Search { cx, spec, id, nofile, arrival: arrival.clone() };
     let outcome = search.steps(&mut server, rest, &mut ramp, &mut steps);
     server.stop(point::STOP_GRACE);
     match outcome? {
-        Some(ended) => end(cx, id, &ramp, &ended, &steps).map(|()| true),
+        Some(ended) => end(cx, id, &ramp, &Ended { busy, ..ended }, &steps).map(|()| true),
         None => Ok(false),
     }
 }
@@ -123,25 +129,27 @@ fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> R
         cx.store.set_held_accept(id, &a, arrival)?;
     }
     let lower = if a.gen_saturated { "≥ " } else { "" };
+    let rate = accept::comfortable(&a);
     println!(
-        "  accept rate {lower}{:.0} connections/s (a burst: {} answered, {} errors, p99 {:.1} ms, server cpu {:.0}%, generator cpu {:.0}%): clients arrive at {:.0}/s at most",
+        "  accept rate {lower}{:.0} connections/s (the median of {} bursts, {:.0}-{:.0}; {} answered, {} errors, p99 {:.1} ms, server cpu {:.0}%, generator cpu {:.0}%): clients arrive at {:.0}/s at most",
         a.per_s,
+        accept::BURSTS,
+        a.low,
+        a.high,
         a.answered,
         a.errors,
         a.latency_p99_us as f64 / 1000.0,
         a.server_cpu_util * 100.0,
         a.gen_cpu_util * 100.0,
-        a.per_s * accept::ARRIVAL_SHARE
+        rate * accept::ARRIVAL_SHARE
     );
     let Some(clients) = arrival else { return Ok((spec.clone(), None)) };
-    let least = spec.spawn_rate.min((a.per_s * accept::ARRIVAL_SHARE).floor().max(1.0));
+    let least = spec.spawn_rate.min((rate * accept::ARRIVAL_SHARE).floor().max(1.0));
     let cap = Cap {
         clients,
         limit: format!(
-            "arrivals: at half its accept rate ({lower}{:.0}/s) the server takes {} clients within half the {} ms wait; \
+            "arrivals: at half its slowest accept burst ({lower}{rate:.0}/s) the server takes {clients} clients within half the {} ms wait; \
              more is a question of how fast it accepts, not of how many it holds (a longer wait measures more)",
-            a.per_s,
-            clients,
             spec.wait_ms
         ),
         by_arrival: true,
@@ -171,11 +179,13 @@ struct Ended {
     status: Status,
     why: String,
     by_arrival: bool,
+    /// How busy the server still was after its accept bursts, said after the reason.
+    busy: Option<String>,
 }
 
 impl Ended {
     fn new(status: Status, why: &str) -> Ended {
-        Ended { status, why: why.to_string(), by_arrival: false }
+        Ended { status, why: why.to_string(), by_arrival: false, busy: None }
     }
 
     fn with(status: Status) -> Ended {
@@ -241,7 +251,7 @@ impl Search<'_> {
             // now: a limit the search has already reached, or the budget.
             let ends = |cap: Cap, ahead: f64| -> Option<Ended> {
                 if wanted > cap.clients && ramp.passed.is_some_and(|p| p as u64 >= cap.clients) {
-                    return Some(Ended { status: Status::Limit, why: cap.limit, by_arrival: cap.by_arrival });
+                    return Some(Ended { status: Status::Limit, why: cap.limit, by_arrival: cap.by_arrival, busy: None });
                 }
                 (spent() + ahead + spec.step_s(wanted.min(cap.clients)) > spec.budget_s).then(|| Ended::with(Status::Budget))
             };
@@ -301,17 +311,40 @@ fn drain(spec: &HeldSpec, step: &HeldStepRecord) -> Duration {
 const QUIET_SHARE: f64 = 0.2;
 const QUIET: Duration = Duration::from_millis(200);
 const SETTLE_MAX: Duration = Duration::from_secs(3);
+/// The longest wait for the server to quieten after its accept bursts.
+const AFTER_BURSTS_MAX: Duration = Duration::from_secs(10);
 
 /// Waits `first`, then until the server's CPU has been quiet for `QUIET` (closing the last
 /// step's connections, collecting its garbage), at most `SETTLE_MAX`.
 fn settle(server: &Server, first: Duration) {
     crate::host::interrupt::sleep_unless_stopping(first);
-    wait_quiet(&[server.pgid()], QUIET, QUIET_SHARE, SETTLE_MAX);
+    settle_for(server, SETTLE_MAX);
+}
+
+/// Waits until the server's CPU has been quiet for `QUIET`, at most `max`; whether it was.
+fn settle_for(server: &Server, max: Duration) -> bool {
+    wait_quiet(&[server.pgid()], QUIET, QUIET_SHARE, max) < max
+}
+
+/// A sentence when `settled` finds the server not quiet: how much of a core it used over a
+/// last second measured after that wait.
+fn busy_after(server: &Server, settled: impl FnOnce() -> bool) -> Option<String> {
+    if settled() || crate::host::interrupt::stopping() {
+        return None;
+    }
+    let before = sample_group(server.pgid()).cpu_seconds;
+    std::thread::sleep(Duration::from_secs(1));
+    let share = sample_group(server.pgid()).cpu_seconds - before;
+    (share >= QUIET_SHARE).then(|| format!(
+        "the server still used {:.0}% of a core with no client {} s after its accept bursts (steps measured it so)",
+        share * 100.0,
+        AFTER_BURSTS_MAX.as_secs()
+    ))
 }
 
 /// Records how the search ended, with the reason a reader wants first.
 fn end(cx: &Context, id: i64, ramp: &Ramp, ended: &Ended, steps: &[HeldStepRecord]) -> Result<()> {
-    let Ended { status, ref why, by_arrival } = *ended;
+    let Ended { status, ref why, by_arrival, ref busy } = *ended;
     let (passed, failed) = (ramp.passed.map(|p| p as u64), ramp.failed.map(|f| f as u64));
     let failed_step = failed.and_then(|f| steps.iter().find(|s| s.clients == f && s.verdict == "fail"));
     let last = steps.last().and_then(|s| s.reason.clone()).unwrap_or_default();
@@ -329,8 +362,13 @@ fn end(cx: &Context, id: i64, ramp: &Ramp, ended: &Ended, steps: &[HeldStepRecor
     if let (Some(s), false) = (failed_step, matches!(status, Status::NoStart)) {
         reason.push_str(&format!("; failed at {} clients: {}", s.clients, s.reason.clone().unwrap_or_default()));
     }
+    if let Some(b) = busy {
+        reason.push_str(&format!("; {b}"));
+    }
+    let ceiling = limits::ceiling(steps, meminfo("MemAvailable"));
     let _writing = interrupt::writing();
     cx.store.end_held_search(id, status.as_str(), passed, failed, &reason, by_arrival)?;
+    cx.store.set_held_ceiling(id, &CeilingRecord { clients: ceiling.clients, limit: ceiling.limit })?;
     let held = match passed {
         None => "no clients held".to_string(),
         Some(c) if by_arrival => format!("at least {c} clients held"),
