@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 fn warmup(min_s: u64, max_s: u64) -> Option<Warmup> {
-    Some(Warmup { min: Duration::from_secs(min_s), max: Duration::from_secs(max_s) })
+    Some(Warmup { min: Duration::from_secs(min_s), max: Duration::from_secs(max_s), period: None })
 }
 
 #[test]
@@ -63,7 +63,7 @@ fn answers_that_straddle_the_warm_up_count_once_and_agree_with_the_timeline() {
     let mut p = plan(&server, 4, 1);
     p.stop = StopAt::Duration(Duration::from_secs(2));
     let fixed = Duration::from_millis(1000);
-    p.warmup = Some(Warmup { min: fixed, max: fixed });
+    p.warmup = Some(Warmup { min: fixed, max: fixed, period: None });
     let report = run(&p);
     assert_eq!(report.warmup.as_ref().map(|w| (w.seconds, w.steady)), Some((1.0, false)), "a fixed warm-up ends at its length");
     assert!(report.requests >= 4, "the first polls, sent in the warm-up, are answered 0.2 s into the measurement: {} requests", report.requests);
@@ -78,7 +78,7 @@ fn a_fixed_warm_up_may_end_within_a_second() {
     let mut p = plan(&server, 2, 1);
     p.stop = StopAt::Duration(Duration::from_millis(1000));
     let fixed = Duration::from_millis(250);
-    p.warmup = Some(Warmup { min: fixed, max: fixed });
+    p.warmup = Some(Warmup { min: fixed, max: fixed, period: None });
     let report = run(&p);
     let w = report.warmup.as_ref().expect("a warm-up");
     assert_eq!((w.seconds, w.per_second.len()), (0.25, 1), "{w:?}");

@@ -147,7 +147,7 @@ impl LoadArgs {
         }
         plan.rate = self.rate;
         plan.spawn_rate = self.spawn_rate;
-        plan.warmup = self.warmup.filter(|w| !w.is_zero()).map(|min| Warmup { min, max: self.warmup_max.unwrap_or(Duration::from_secs(30)) });
+        plan.warmup = self.warmup.filter(|w| !w.is_zero()).map(|min| Warmup { min, max: self.warmup_max.unwrap_or(Duration::from_secs(30)), period: None });
         plan.timeout = self.timeout.unwrap_or(plan.timeout);
         plan.think_time = self.think_time.unwrap_or(plan.think_time);
         plan.keepalive = !self.no_keepalive;

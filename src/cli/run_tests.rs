@@ -127,7 +127,7 @@ fn profile_over_scenario_defaults_and_flags_over_both() {
 }
 
 #[test]
-fn a_long_poll_window_holds_two_waits_after_a_warm_up_of_one() {
+fn a_long_poll_window_holds_two_waits_after_a_warm_up_of_one_or_more() {
     let profile = "description = \"d\"\ncores = [1]\n[load]\nwarmup = \"0s\"\nduration = \"3s\"\n[env]\nCONCUR_LONGPOLL_MS = \"2000\"\n";
     let imps = [imp("go", "sh")];
     let scenarios = [scenario("longpoll", 1000, Some(60.0), None)];
@@ -137,9 +137,9 @@ fn a_long_poll_window_holds_two_waits_after_a_warm_up_of_one() {
     let why = resolve(&args(&[]), &inputs).unwrap_err().to_string();
     assert!(why.contains("a window of 3 s is shorter than two waits of its requests (2 s each, CONCUR_LONGPOLL_MS)") && why.contains("-d 4s"), "{why}");
     let p = resolve(&args(&["-d", "4s"]), &inputs).unwrap();
-    assert_eq!((p.points[0].duration_s, p.points[0].warmup_s, p.points[0].warmup_max_s), (Some(4.0), 2.0, 2.0), "warmed one wait, fixed");
+    assert_eq!((p.points[0].duration_s, p.points[0].warmup_s, p.points[0].warmup_max_s), (Some(4.0), 2.0, 12.0), "one wait, then judged per wait for up to six");
     let p = resolve(&args(&["-d", "4s", "--warmup", "1s"]), &inputs).unwrap();
-    assert_eq!((p.points[0].warmup_s, p.points[0].warmup_max_s), (2.0, 30.0), "a warm-up asked is raised to one wait, still judged");
+    assert_eq!((p.points[0].warmup_s, p.points[0].warmup_max_s), (2.0, 30.0), "a warm-up asked is raised to one wait, the profile's longer maximum kept");
     assert!(resolve(&args(&["-n", "1000"]), &inputs).is_ok(), "a count waits for its answers");
 }
 

@@ -40,7 +40,7 @@ pub use scenario::{Scenario, Step};
 pub use crate::host::limits::raise_nofile as raise_open_files;
 pub use url::Target;
 pub use users::Users;
-pub use warmup::{Warmup, WarmupReport};
+pub use warmup::{Period, Warmup, WarmupReport};
 
 use anyhow::{Context, Result, anyhow, bail};
 use report::RunFacts;

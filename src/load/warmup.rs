@@ -13,7 +13,13 @@
 //! of their median, and not before the minimum; at the maximum it ends
 //! anyway, marked not steady. A warm-up whose least and most are equal is
 //! fixed: it ends exactly then, fractions of a second too, with nothing to
-//! judge (a block's window on a server already warm needs only its new
+//! judge. A load whose every answer waits on a timer (a long poll: its
+//! seconds go 0, 0, 0, 0, 2000) is never steady second by second; its
+//! warm-up has a [`Period`] instead, and is steady once the last wait and a
+//! second hold at least all but [`TOLERANCE`] of the answers a wait brings
+//! (every client answered once), so that a server still compiling on its one
+//! core (scala-pekko-http answered 86-210 long polls a second for its first
+//! 15 s, then 2,000 per wait) is not measured before it keeps up (a block's window on a server already warm needs only its new
 //! connections opened). The measurement then runs for its duration (or its
 //! count) from there; an answer belongs to the measurement when it arrives
 //! within it, whenever its request was sent (its latency still counts from
@@ -40,6 +46,24 @@ const SECOND: u64 = 1_000_000_000;
 pub struct Warmup {
     pub min: Duration,
     pub max: Duration,
+    /// Set when every answer waits on a timer: steadiness is judged per wait.
+    pub period: Option<Period>,
+}
+
+/// The rhythm of a load whose every answer waits on a timer: the wait, in whole seconds
+/// (rounded up), and the answers one wait brings when every client is answered once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Period {
+    pub seconds: u64,
+    pub answers: u64,
+}
+
+/// Whether the last wait and a second of `per_second` hold every answer `period` brings, but
+/// for [`TOLERANCE`]: a window one second longer than the wait holds one or two of each
+/// client's answers, never none.
+pub fn answered(per_second: &[u64], period: Period) -> bool {
+    let window = period.seconds as usize + 1;
+    per_second.len() >= window && per_second[per_second.len() - window..].iter().sum::<u64>() as f64 >= (1.0 - TOLERANCE) * period.answers as f64
 }
 
 impl Warmup {
@@ -214,7 +238,7 @@ pub fn judge(phase: &Phase, warmup: Warmup, start_ns: u64, duration: Option<Dura
             let seen = phase.seconds.lock().unwrap_or_else(|e| e.into_inner());
             (0..judged as usize).map(|k| seen.get(k).copied().unwrap_or(0)).collect()
         };
-        if let Some((next, is_steady)) = ends_after(&seconds, min, max) {
+        if let Some((next, is_steady)) = ends_after(&seconds, min, max, warmup.period) {
             let at = start_ns + next * SECOND;
             control.begin_measurement(std::time::Instant::now() + Duration::from_nanos(at.saturating_sub(super::sys::now_ns())));
             phase.begin(at, duration, is_steady);
@@ -227,9 +251,9 @@ pub fn judge(phase: &Phase, warmup: Warmup, start_ns: u64, duration: Option<Dura
 /// warm-up ends when they are steady and the minimum is reached, or at the
 /// maximum. Returns the whole second the measurement starts at (the next,
 /// which has not begun) and whether throughput was steady; `None`: go on.
-fn ends_after(seconds: &[u64], min: u64, max: u64) -> Option<(u64, bool)> {
+fn ends_after(seconds: &[u64], min: u64, max: u64, period: Option<Period>) -> Option<(u64, bool)> {
     let next = seconds.len() as u64 + 1;
-    let is_steady = next >= min && steady(seconds);
+    let is_steady = next >= min && period.map_or_else(|| steady(seconds), |p| answered(seconds, p));
     (is_steady || next >= max).then_some((next, is_steady))
 }
 
@@ -240,7 +264,22 @@ mod tests {
     /// When `judge` would end a warm-up over these per-second counts: the
     /// second the measurement starts at, and whether it was steady.
     fn ends(per_second: &[u64], min: u64, max: u64) -> (u64, bool) {
-        (1..=per_second.len()).find_map(|judged| ends_after(&per_second[..judged], min, max)).expect("the curve is shorter than the warm-up")
+        (1..=per_second.len()).find_map(|judged| ends_after(&per_second[..judged], min, max, None)).expect("the curve is shorter than the warm-up")
+    }
+
+    #[test]
+    fn a_timed_load_is_steady_once_a_wait_holds_every_clients_answer() {
+        let p = Some(Period { seconds: 5, answers: 2000 });
+        let at = |curve: &[u64]| (1..=curve.len()).find_map(|k| ends_after(&curve[..k], 5, 30, p)).expect("ends");
+        // In step from the start: the first wait's 2,000 answers come in second 5.
+        assert_eq!(at(&[0, 0, 0, 0, 0, 2000, 0, 0, 0, 0, 2000]), (7, true));
+        // scala-pekko-http at one core, fresh: 86-211 a second, then in its rhythm.
+        let pekko = [0, 0, 0, 0, 0, 86, 132, 142, 168, 210, 110, 133, 141, 169, 211, 198, 367, 595, 624, 208, 204, 360, 590, 637];
+        assert_eq!(at(&pekko), (20, true), "not before the wait that answered them all");
+        // Never all answered: it ends at its maximum, not steady.
+        let short = vec![250u64; 40];
+        assert_eq!(at(&short), (30, false));
+        assert!(!answered(&[2000], Period { seconds: 5, answers: 2000 }), "less than a wait seen");
     }
 
     #[test]
@@ -296,7 +335,7 @@ mod tests {
         let p = Phase::new(7, None, Some(Duration::from_secs(2)));
         assert!(!p.warming() && p.measure_from() == 7 && p.deadline() == Some(2_000_000_007));
         assert_eq!(p.report(7, &[]), None);
-        let judged = Warmup { min: Duration::from_secs(1), max: Duration::from_secs(5) };
+        let judged = Warmup { min: Duration::from_secs(1), max: Duration::from_secs(5), period: None };
         let w = Phase::new(7, Some(judged), Some(Duration::from_secs(2)));
         assert!(w.warming() && w.deadline().is_none());
         w.begin(7 + 4 * SECOND, Some(Duration::from_secs(2)), true);
@@ -308,7 +347,7 @@ mod tests {
     #[test]
     fn a_fixed_warm_up_ends_at_its_length_on_a_whole_second_of_the_timeline() {
         let start = 10 * SECOND;
-        let fixed = Warmup { min: Duration::from_millis(250), max: Duration::from_millis(250) };
+        let fixed = Warmup { min: Duration::from_millis(250), max: Duration::from_millis(250), period: None };
         let p = Phase::new(start, Some(fixed), Some(Duration::from_secs(1)));
         assert!(!p.warming(), "nothing to judge");
         assert_eq!((p.measure_from(), p.deadline()), (start + 250_000_000, Some(start + 1_250_000_000)));

@@ -4,7 +4,7 @@
 //! the counted fields of a `PointRecord`.
 
 use super::spec::{PointSpec, ScenarioInfo};
-use crate::load::{Control, LoadPlan, LoadReport, Scenario, StopAt, Warmup, WarmupReport};
+use crate::load::{Control, LoadPlan, LoadReport, Period, Scenario, StopAt, Warmup, WarmupReport};
 use crate::store::{PointRecord, SecondRecord, StepRecord};
 use crate::stats::{ErrorCounts, ErrorKind};
 use anyhow::Result;
@@ -53,7 +53,8 @@ fn info(s: &Scenario) -> Result<ScenarioInfo> {
 pub fn plan(root: &Path, spec: &PointSpec, addr: std::net::SocketAddr) -> Result<LoadPlan> {
     let secs = Duration::from_secs_f64;
     let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
-    plan.apply_scenario(&Scenario::load(&reference(root, &spec.scenario))?);
+    let scenario = Scenario::load(&reference(root, &spec.scenario))?;
+    plan.apply_scenario(&scenario);
     plan.connections = spec.connections as usize;
     plan.threads = spec.generator_cpus.len().max(1);
     match (spec.duration_s, spec.requests) {
@@ -61,7 +62,11 @@ pub fn plan(root: &Path, spec: &PointSpec, addr: std::net::SocketAddr) -> Result
         (None, Some(n)) => plan.stop = StopAt::Count(n),
         (None, None) => {}
     }
-    plan.warmup = (spec.warmup_s > 0.0).then(|| Warmup { min: secs(spec.warmup_s), max: secs(spec.warmup_max_s.max(spec.warmup_s)) });
+    let period = info(&scenario)?.wait_s(&spec.env).map(|wait| Period {
+        seconds: wait.ceil() as u64,
+        answers: spec.rate.map_or(u64::from(spec.connections), |r| (f64::from(r) * wait) as u64),
+    });
+    plan.warmup = (spec.warmup_s > 0.0).then(|| Warmup { min: secs(spec.warmup_s), max: secs(spec.warmup_max_s.max(spec.warmup_s)), period });
     plan.rate = spec.rate.map(f64::from);
     plan.keepalive = spec.keepalive;
     plan.timeout = secs(spec.timeout_s);
@@ -201,7 +206,7 @@ mod tests {
         let close = plan(root, &spec(false), at).unwrap();
         assert!(!close.keepalive);
         assert_eq!((close.connections, close.threads), (50, 1));
-        assert_eq!(close.warmup, Some(Warmup { min: Duration::from_secs(1), max: Duration::from_secs(20) }));
+        assert_eq!(close.warmup, Some(Warmup { min: Duration::from_secs(1), max: Duration::from_secs(20), period: None }));
         assert!(plan(root, &spec(true), at).unwrap().keepalive);
     }
 }

@@ -417,8 +417,9 @@ struct Resolved {
 
 /// A point's settings for a scenario whose every answer waits on a timer (a long poll): its
 /// window must hold two waits, else it is refused with the duration it needs, and its warm-up
-/// lasts at least one wait, so that answers have come and the loop is in its rhythm before the
-/// measurement starts (exactly one wait when the profile asks for none).
+/// lasts at least one wait and goes on until a wait has answered every client
+/// (`load::warmup::Period`), at most [`TIMED_WARMUP_WAITS`] waits or the profile's maximum if
+/// longer, so that answers have come and the loop is in its rhythm before the measurement starts.
 fn timed(scenario: &ScenarioInfo, mut load: Resolved) -> Result<Resolved> {
     let (Some(wait_s), Some(d)) = (scenario.wait_s(&load.env), load.duration_s) else { return Ok(load) };
     if d < 2.0 * wait_s {
@@ -431,12 +432,14 @@ fn timed(scenario: &ScenarioInfo, mut load: Resolved) -> Result<Resolved> {
             (2.0 * wait_s).ceil()
         );
     }
-    if load.warmup_s < wait_s {
-        load.warmup_max_s = if load.warmup_s <= 0.0 { wait_s } else { load.warmup_max_s.max(wait_s) };
-        load.warmup_s = wait_s;
-    }
+    load.warmup_max_s = if load.warmup_s <= 0.0 { TIMED_WARMUP_WAITS * wait_s } else { load.warmup_max_s.max(TIMED_WARMUP_WAITS * wait_s) };
+    load.warmup_s = load.warmup_s.max(wait_s);
     Ok(load)
 }
+
+/// The most waits a timed scenario's warm-up lasts unless the profile allows more: scala-pekko-http,
+/// fresh at one core, answered every long-poll client of a wait from its 20th second (5 s waits).
+pub const TIMED_WARMUP_WAITS: f64 = 6.0;
 
 /// The fixed warm-up before a block's window on a server already warm, when the profile sets none.
 pub const DEFAULT_REWARM_S: f64 = 1.0;
