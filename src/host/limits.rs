@@ -12,11 +12,7 @@ pub const SERVER_NOFILE: u64 = 65_536;
 /// returns the soft limit in force afterwards. Only system calls, no allocation:
 /// safe between fork and exec.
 pub fn raise_nofile(wanted: u64) -> u64 {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: `lim` is a valid rlimit to write into.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return 1024;
-    }
+    let Some(lim) = current() else { return 1024 };
     if lim.rlim_cur >= wanted {
         return lim.rlim_cur;
     }
@@ -41,12 +37,10 @@ pub fn raise_for_server() -> std::io::Result<()> {
 /// The limit a server will get, and whether it falls short of [`SERVER_NOFILE`]: a sentence for the
 /// run's notes when the hard limit is lower and concur may not raise it.
 pub fn server_shortfall() -> Option<String> {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: `lim` is a valid rlimit to write into.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_max >= SERVER_NOFILE {
+    let hard = current()?.rlim_max;
+    if hard >= SERVER_NOFILE {
         return None;
     }
-    let hard = lim.rlim_max;
     (!may_raise_hard_limits()).then(|| {
         format!(
             "servers get an open-file limit of {hard}, this machine's hard limit, not the {SERVER_NOFILE} spec/POLICIES.md §1 asks: \
@@ -58,17 +52,21 @@ pub fn server_shortfall() -> Option<String> {
 /// The most open files one process here can be given (the hard limit, or `fs.nr_open` where
 /// concur may raise the hard limit), and what a server's process is given (`raise_for_server`).
 pub fn reachable_nofile() -> (u64, u64) {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: `lim` is a valid rlimit to write into.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return (1024, 1024);
-    }
+    let Some(lim) = current() else { return (1024, 1024) };
     let most = if may_raise_hard_limits() {
         std::fs::read_to_string("/proc/sys/fs/nr_open").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(lim.rlim_max)
     } else {
         lim.rlim_max
     };
     (most, lim.rlim_cur.max(SERVER_NOFILE.min(most)))
+}
+
+/// This process's open-file limit, soft and hard; none when it cannot be read. Only a system
+/// call: safe between fork and exec.
+fn current() -> Option<libc::rlimit> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `lim` is a valid rlimit to write into.
+    (unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0).then_some(lim)
 }
 
 /// linux/capability.h.
@@ -88,18 +86,14 @@ mod tests {
     #[test]
     fn a_server_is_given_what_one_process_may_have_at_most() {
         let (most, server) = reachable_nofile();
-        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: `lim` is a valid rlimit to write into.
-        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+        let lim = current().expect("getrlimit");
         assert!(most >= lim.rlim_max && server <= most.max(lim.rlim_cur), "{most} {server} {lim:?}");
         assert!(server >= SERVER_NOFILE.min(most), "{server}");
     }
 
     #[test]
     fn the_soft_limit_is_never_lowered() {
-        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: `lim` is a valid rlimit to write into.
-        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+        let lim = current().expect("getrlimit");
         assert_eq!(raise_nofile(16), lim.rlim_cur, "asking for less than the soft limit leaves it");
     }
 }

@@ -13,14 +13,14 @@
 //! of their median, and not before the minimum; at the maximum it ends
 //! anyway, marked not steady. A warm-up whose least and most are equal is
 //! fixed: it ends exactly then, fractions of a second too, with nothing to
-//! judge. A load whose every answer waits on a timer (a long poll: its
-//! seconds go 0, 0, 0, 0, 2000) is never steady second by second; its
-//! warm-up has a [`Period`] instead, and is steady once the last wait and a
-//! second hold at least all but [`TOLERANCE`] of the answers a wait brings
+//! judge (a block's window on a server already warm needs only its new
+//! connections opened). A load whose every answer waits on a timer (a long
+//! poll: its seconds go 0, 0, 0, 0, 2000) is never steady second by second;
+//! its warm-up has a [`Period`] instead, and is steady once the last wait and
+//! a second hold at least all but [`TOLERANCE`] of the answers a wait brings
 //! (every client answered once), so that a server still compiling on its one
 //! core (scala-pekko-http answered 86-210 long polls a second for its first
-//! 15 s, then 2,000 per wait) is not measured before it keeps up (a block's window on a server already warm needs only its new
-//! connections opened). The measurement then runs for its duration (or its
+//! 15 s, then 2,000 per wait) is not measured before it keeps up. The measurement then runs for its duration (or its
 //! count) from there; an answer belongs to the measurement when it arrives
 //! within it, whenever its request was sent (its latency still counts from
 //! its own send), so that every answer of the window counts once and the

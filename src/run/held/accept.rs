@@ -5,8 +5,8 @@
 //! keeps open, all connecting within [`BURST`] ÷ [`SPAWN_RATE`] seconds;
 //! the rate is the clients answered over the time from the first connect to
 //! the last answer, the median of [`BURSTS`] such bursts. [`WARM_BURSTS`]
-//! burst of [`WARM_BURST`] before them is not stored (a JIT's accept path). Every server here listens with a backlog of at least
-//! 4,096 (spec/POLICIES.md §1), so the burst waits in accept queues, never
+//! burst of [`WARM_BURST`] before them is not stored (a JIT's accept path).
+//! Every server here listens with a backlog of at least 4,096 (spec/POLICIES.md §1), so the burst waits in accept queues, never
 //! in the kernel's SYN retransmission; no connection closes during it, so
 //! the rate is what a connection's arrival costs, as a long-poll client's
 //! does. A step's clients then arrive at no more than [`ARRIVAL_SHARE`] of
@@ -90,8 +90,9 @@ pub fn median(mut bursts: Vec<AcceptRecord>) -> AcceptRecord {
 }
 
 /// The rate a step's arrivals are held to a share of: the slowest burst's, so that the
-/// clients arrive at a rate the server took every time (the median where older files
-/// have no spread).
+/// clients arrive at a rate the server took every time; the median where no slowest rate
+/// above zero is known (a file of an older concur, or a slowest burst that had no answer,
+/// as ruby-rack's once its server wedged).
 pub fn comfortable(accept: &AcceptRecord) -> f64 {
     if accept.low > 0.0 { accept.low } else { accept.per_s }
 }

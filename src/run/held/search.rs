@@ -93,7 +93,7 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
     // The bursts leave thousands of connections to close; a server still busy long after
     // them has been changed by them, and the steps that follow measure that (ruby-rack at one
     // core grew to about 860 Puma threads and spun at a whole core with no client: RESULTS).
-    let busy = busy_after(&server, || settle_for(&server, AFTER_BURSTS_MAX));
+    let busy = if settle_for(&server, AFTER_BURSTS_MAX) { None } else { still_busy(&server) };
     if let Some(b) = &busy {
         println!("  {b}");
     }
@@ -326,10 +326,10 @@ fn settle_for(server: &Server, max: Duration) -> bool {
     wait_quiet(&[server.pgid()], QUIET, QUIET_SHARE, max) < max
 }
 
-/// A sentence when `settled` finds the server not quiet: how much of a core it used over a
-/// last second measured after that wait.
-fn busy_after(server: &Server, settled: impl FnOnce() -> bool) -> Option<String> {
-    if settled() || crate::host::interrupt::stopping() {
+/// A sentence for a server that did not quieten after its accept bursts: how much of a core
+/// it used over one more second; none when that second was quiet or a stop was asked for.
+fn still_busy(server: &Server) -> Option<String> {
+    if crate::host::interrupt::stopping() {
         return None;
     }
     let before = sample_group(server.pgid()).cpu_seconds;
