@@ -16,7 +16,8 @@ fn fixed_delay_sets_every_percentile() {
     let report = run(&plan(&server, 4, 40));
     let l = &report.latency;
     assert_eq!(l.count, 40);
-    assert!(l.min_us >= 50_000, "min {} µs is below the server's 50 ms delay", l.min_us);
+    // 3 significant digits: 50 ms falls in a bucket 32 µs wide, whose floor is 49,984 µs.
+    assert!(l.min_us >= 49_984, "min {} µs is below the server's 50 ms delay", l.min_us);
     // Generous upper bounds: the machine is shared; what matters is that no percentile is below the delay.
     assert!(l.p50_us < 90_000, "p50 {} µs", l.p50_us);
     assert!(l.max_us < 500_000, "max {} µs", l.max_us);
