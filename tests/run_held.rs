@@ -273,3 +273,39 @@ fn a_step_the_budget_cannot_hold_is_not_waited_for() {
     // The point, the server's start and the step take about 4 s; the drain alone would be 10.
     assert!(took < Duration::from_secs(10), "the run took {took:?}: it waited for the failed step's queue\n{}", text(&out));
 }
+
+/// A point whose server is started as the search's would be (here hello's, given the search's
+/// poll wait) hosts the search after its measurement: no server of its own, no warm-up of its
+/// own (`quick` does this to spare 18 starts and four JVM warm-ups).
+#[test]
+fn a_search_rides_on_the_warm_server_of_a_point_started_alike() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let _one = crate::fake_repo::measuring();
+    let held = "start = 100\nwait = \"1s\"\nbound = \"2s\"\nspawn_rate = 1000\nmax_steps = 1\nbudget = \"30s\"\n";
+    let fake = Fake::with_start(&format!("--pool {K}"), held, "warmup = \"2s\"");
+    let profile = fake.root.path().join("spec/profiles/held.toml");
+    let alike = std::fs::read_to_string(&profile).unwrap().replace("[held]", "[scenario.hello]\nenv = { CONCUR_LONGPOLL_MS = \"1000\" }\n[held]");
+    std::fs::write(&profile, alike).unwrap();
+    let plan = fake.run(&["--dry-run"]).output().unwrap();
+    ok(&plan);
+    assert!(text(&plan).contains("fake/longpoll/cores=1/held") && text(&plan).contains("· on fake/hello/cores=1/c=2/r1's server"), "{}", text(&plan));
+    let out = fake.run(&[]).output().unwrap();
+    ok(&out);
+    assert!(text(&out).contains("on the server of point fake/hello/cores=1/c=2/r1, warm from its measurement"), "{}", text(&out));
+    assert!(!text(&out).contains("warm-up: "), "the host's warm-up is not repeated: {}", text(&out));
+    let s = fake.search();
+    assert_eq!(s.steps.iter().map(|st| (st.clients, st.verdict.as_str())).collect::<Vec<_>>(), vec![(100, "pass")], "{}", steps_of(&s));
+    assert!(s.accept.is_some(), "the accept rate is measured on the host's server too");
+    let logs: Vec<String> = walk(&fake.root.path().join("results")).into_iter().filter(|p| p.ends_with(".log")).collect();
+    assert!(logs.iter().all(|l| !l.contains("held")), "no server was started for the search: {logs:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path().display().to_string()] })
+        .collect()
+}

@@ -167,7 +167,8 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
     // Dropped when the sweep ends, however it ends: the cluster stops with it.
     let database = std::cell::RefCell::new(database::Database::new(root));
     let cx = capacity::Context { store, run_id: run.id, root, log_dir, ready: &ready, database: &database };
-    if !measure_points(&cx, &todo, &capacity::hosts(&plan.searches, &todo, &searched))? {
+    let riders = Riders { capacity: spec::hosts(&plan.searches, &todo, &searched), held: spec::hosts(&plan.held, &todo, &held) };
+    if !measure_points(&cx, &todo, &riders)? {
         return Ok(RunStatus::Interrupted);
     }
     if !capacity::run_all(&cx, plan)? || !held::run_all(&cx, plan)? {
@@ -176,12 +177,20 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
     Ok(RunStatus::Finished)
 }
 
+/// The searches that ride on a point's server right after it, by the point's key
+/// (`spec::hosts`): its capacity searches, then its clients-held searches, whose bursts and
+/// thousands of connections come last.
+struct Riders<'a> {
+    capacity: BTreeMap<String, Vec<&'a spec::SearchSpec>>,
+    held: BTreeMap<String, Vec<&'a spec::HeldSpec>>,
+}
+
 /// Measures `todo` in order, each point on a fresh server or on the one it follows
-/// (`PointSpec::after`), with the capacity searches that ride on a point's server after it
-/// (`hosts`); `false` when a stop was asked for. A server some later point follows is kept
+/// (`PointSpec::after`), with the searches that ride on a point's server after it
+/// (`Riders`); `false` when a stop was asked for. A server some later point follows is kept
 /// running, warm, until that point takes it: the next scenario's point, or with blocks the
 /// next window of the same server while the other implementations take theirs.
-fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<String, Vec<&spec::SearchSpec>>) -> Result<bool> {
+fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], riders: &Riders) -> Result<bool> {
     let mut progress = progress::Progress::new(todo);
     let followed = spec::followed(todo);
     // Servers waiting for the point that follows them, by the key of the point they served last.
@@ -194,7 +203,7 @@ fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<
     for spec in todo {
         progress.begin(spec);
         let started = Instant::now();
-        let riders = hosts.get(&spec.key);
+        let (capacity_riders, held_riders) = (riders.capacity.get(&spec.key), riders.held.get(&spec.key));
         let reuse = spec.after.as_ref().and_then(|a| warm.remove(a.point.as_str())).and_then(|mut server| {
             if server.is_running() {
                 return Some(server);
@@ -204,7 +213,7 @@ fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<
         });
         let imp = cx.ready[spec.implementation.as_str()];
         let is_followed = followed.contains(spec.key.as_str());
-        let keep = riders.is_some() || is_followed;
+        let keep = capacity_riders.is_some() || held_riders.is_some() || is_followed;
         let beside: Vec<i32> = warm.values().map(crate::server::Server::pgid).collect();
         neighbours::wait_quiet_beside(&beside);
         let (measured_from, neighbours_cpu) = (Instant::now(), groups_cpu_seconds(&beside));
@@ -220,9 +229,12 @@ fn measure_points(cx: &capacity::Context, todo: &[&PointSpec], hosts: &BTreeMap<
         progress.end(spec, started.elapsed());
         println!("{}", result_line(&point));
         let Some(mut server) = server else { continue };
-        if let Some(riders) = riders
-            && !capacity::ride(cx, riders, &point, &mut server)?
-        {
+        let rode = match (capacity_riders, held_riders) {
+            (Some(c), _) if !capacity::ride(cx, c, &point, &mut server)? => false,
+            (_, Some(h)) => held::ride(cx, h, &point.key, &mut server)?,
+            _ => true,
+        };
+        if !rode {
             server.stop(point::STOP_GRACE);
             stop_all(&mut warm);
             return Ok(false);
@@ -300,6 +312,12 @@ pub fn list_profiles_command(root: Option<&Path>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Each search's host point, by the search's key, for those that ride on one (`spec::hosts`).
+fn host_of<S: spec::Rider>(searches: &[S], points: &[&PointSpec]) -> BTreeMap<String, String> {
+    let hosts = spec::hosts(searches, points, &Default::default());
+    hosts.into_iter().flat_map(|(host, riders)| riders.into_iter().map(move |s| (s.key().to_string(), host.clone()))).collect()
+}
+
 fn print_plan(plan: &Plan) {
     use std::fmt::Write as _;
     let mut out = format!("profile {}: {}\n", plan.profile, plan.description);
@@ -307,9 +325,10 @@ fn print_plan(plan: &Plan) {
         let _ = writeln!(out, "note: {note}");
     }
     let points: Vec<&PointSpec> = plan.points.iter().collect();
-    let hosted: Vec<&str> = capacity::hosts(&plan.searches, &points, &Default::default()).into_values().flatten().map(|s| s.key.as_str()).collect();
-    let searches_s: f64 = plan.searches.iter().map(|s| s.expected_s(hosted.contains(&s.key.as_str()))).sum();
-    let held_s: f64 = plan.held.iter().map(spec::HeldSpec::expected_s).sum();
+    let (hosted, held_hosted) = (host_of(&plan.searches, &points), host_of(&plan.held, &points));
+    let on = |hosts: &BTreeMap<String, String>, key: &str| hosts.get(key).map(|h| format!(" · on {h}'s server")).unwrap_or_default();
+    let searches_s: f64 = plan.searches.iter().map(|s| s.expected_s(hosted.contains_key(&s.key))).sum();
+    let held_s: f64 = plan.held.iter().map(|s| s.expected_s(held_hosted.contains_key(&s.key))).sum();
     let total: f64 = plan.points.iter().map(PointSpec::expected_s).sum::<f64>() + searches_s + held_s;
     let mut searches = if plan.searches.is_empty() { String::new() } else { format!(" and {} capacity searches", plan.searches.len()) };
     if !plan.held.is_empty() {
@@ -337,7 +356,7 @@ fn print_plan(plan: &Plan) {
     for s in &plan.searches {
         let _ = writeln!(
             out,
-            "  {:<44} capacity within {}: c={} steps of {}s after {}s at most {} in {}s, to {:.0}%",
+            "  {:<44} capacity within {}: c={} steps of {}s after {}s at most {} in {}s, to {:.0}%{}",
             s.key,
             s.slo,
             s.connections,
@@ -345,13 +364,14 @@ fn print_plan(plan: &Plan) {
             s.step_warmup_s,
             s.max_steps,
             s.budget_s,
-            s.precision * 100.0
+            s.precision * 100.0,
+            on(&hosted, &s.key)
         );
     }
     for h in &plan.held {
         let _ = writeln!(
             out,
-            "  {:<44} clients held within {} ms + {} ms: from {} at {:.0}/s or more, at most {} clients and {} steps in {}s, to {:.0}%",
+            "  {:<44} clients held within {} ms + {} ms: from {} at {:.0}/s or more, at most {} clients and {} steps in {}s, to {:.0}%{}",
             h.key,
             h.wait_ms,
             h.bound_ms,
@@ -360,7 +380,8 @@ fn print_plan(plan: &Plan) {
             h.max_clients,
             h.max_steps,
             h.budget_s,
-            h.precision * 100.0
+            h.precision * 100.0,
+            on(&held_hosted, &h.key)
         );
     }
     // A closed pipe (`| head`) is not an error worth a panic.

@@ -10,7 +10,7 @@ use crate::host::topology::Topology;
 use crate::impls::Implementation;
 use crate::store::Generator;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// What a scenario file sets by itself, used when neither profile nor flags do.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,11 +219,91 @@ fn is_on(keepalive: &bool) -> bool {
 
 /// The keys of the points some point of `points` follows (`PointSpec::after`): the points whose
 /// server is handed on, warm, rather than stopped.
-pub fn followed<'a>(points: &[&'a PointSpec]) -> std::collections::HashSet<&'a str> {
+pub fn followed<'a>(points: &[&'a PointSpec]) -> HashSet<&'a str> {
     points.iter().filter_map(|p| p.after.as_ref()).map(|a| a.point.as_str()).collect()
 }
 
+/// How a server is started, as far as a search riding on a point's server needs it alike.
+#[derive(Debug, PartialEq)]
+pub struct Started<'a> {
+    implementation: &'a str,
+    cores: u32,
+    server_cpus: &'a [usize],
+    env: &'a BTreeMap<String, String>,
+    server_addr: Option<&'a str>,
+    server_netns: Option<&'a str>,
+}
+
+/// A search that may ride on the server of a point started as it would start its own.
+pub trait Rider {
+    fn key(&self) -> &str;
+    fn started(&self) -> Started<'_>;
+}
+
+impl Rider for SearchSpec {
+    fn key(&self) -> &str {
+        &self.key
+    }
+
+    fn started(&self) -> Started<'_> {
+        Started {
+            implementation: &self.implementation,
+            cores: self.cores,
+            server_cpus: &self.server_cpus,
+            env: &self.env,
+            server_addr: self.server_addr.as_deref(),
+            server_netns: self.server_netns.as_deref(),
+        }
+    }
+}
+
+impl Rider for HeldSpec {
+    fn key(&self) -> &str {
+        &self.key
+    }
+
+    fn started(&self) -> Started<'_> {
+        Started { implementation: &self.implementation, cores: self.cores, server_cpus: &self.server_cpus, env: &self.env, server_addr: None, server_netns: None }
+    }
+}
+
+/// Which pending point each search that has not ended rides on, by the point's key: the first
+/// closed-loop, keep-alive `concur load` point (in `todo`'s order) whose server is started as
+/// the search's would be (`Started`) and handed to no other point (with blocks: a start's
+/// last window). Its server, warm from the point's warm-up and measurement, serves the
+/// searches one after another instead of a fresh start and warm-up each; a search with no
+/// such point runs after the points on a server of its own.
+pub fn hosts<'a, S: Rider>(searches: &'a [S], todo: &[&PointSpec], ended: &HashSet<String>) -> BTreeMap<String, Vec<&'a S>> {
+    let mut out: BTreeMap<String, Vec<&S>> = BTreeMap::new();
+    let followed = followed(todo);
+    for search in searches.iter().filter(|s| !ended.contains(s.key())) {
+        let host = todo.iter().find(|p| {
+            !followed.contains(p.key.as_str())
+                && p.rate.is_none()
+                && p.keepalive
+                && p.generator == Generator::ConcurLoad
+                && p.started() == search.started()
+        });
+        if let Some(host) = host {
+            out.entry(host.key.clone()).or_default().push(search);
+        }
+    }
+    out
+}
+
 impl PointSpec {
+    /// How its server is started (`Started`).
+    pub fn started(&self) -> Started<'_> {
+        Started {
+            implementation: &self.implementation,
+            cores: self.cores,
+            server_cpus: &self.server_cpus,
+            env: &self.env,
+            server_addr: self.server_addr.as_deref(),
+            server_netns: self.server_netns.as_deref(),
+        }
+    }
+
     /// The warm-up's least and most seconds as planned: on the server of the point it follows
     /// when it follows one (`After`), which the sweep expects to find running.
     pub fn planned_warmup(&self) -> (f64, f64) {
@@ -381,8 +461,10 @@ impl HeldSpec {
     }
 
     /// The most a search is expected to take, the server's start excluded: its warm-up, its budget.
-    pub fn expected_s(&self) -> f64 {
-        self.server_warmup_s + self.budget_s
+    /// The most a search is expected to take, server start excluded; `hosted`: on a point's
+    /// warm server, without a warm-up of its own.
+    pub fn expected_s(&self, hosted: bool) -> f64 {
+        if hosted { self.budget_s } else { self.server_warmup_s + self.budget_s }
     }
 
     /// A search of `x` at 1 core, for the tests.

@@ -10,7 +10,7 @@
 mod search;
 
 pub use super::ramp::{Status, Verdict};
-pub use search::{Context, hosts, ride, run_all};
+pub use search::{Context, ride, run_all};
 
 use super::spec::{Inputs, Overrides, ScenarioInfo, SearchSpec};
 use super::slo::Slo;

@@ -1,6 +1,6 @@
 //! Running the planned searches: each on the warm server of its
 //! implementation's first closed-loop point at its core count, right after
-//! that point (`hosts`, `ride`), or else after the run's points on a server
+//! that point (`spec::hosts`, `ride`), or else after the run's points on a server
 //! of its own, warmed up before its first step as a point of the scenario
 //! would be (the profile's warm-up, the manifest's least, until steady).
 //! Then steps (a warm-up at the step's rate on the
@@ -19,7 +19,7 @@ use crate::store::{PointRecord, Store};
 use crate::run::database::Database;
 use anyhow::Result;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// What the searches need from the sweep.
@@ -45,36 +45,6 @@ pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
         }
     }
     Ok(true)
-}
-
-/// Which pending point each search that has not ended follows on, by the point's key: the
-/// first closed-loop `concur load` point (in `todo`'s order) of the search's implementation and
-/// cores whose server is started the same way (environment, address, namespace). Its server,
-/// warm from the point's warm-up and measurement, serves the searches one after another
-/// instead of a fresh start and warm-up each; a search with no such point runs after the points.
-pub fn hosts<'a>(searches: &'a [SearchSpec], todo: &[&PointSpec], ended: &HashSet<String>) -> BTreeMap<String, Vec<&'a SearchSpec>> {
-    let mut out: BTreeMap<String, Vec<&SearchSpec>> = BTreeMap::new();
-    // A point another follows hands its server on (with blocks: to its next window), so the
-    // search rides after the last point of that server instead.
-    let followed = crate::run::spec::followed(todo);
-    for search in searches.iter().filter(|s| !ended.contains(&s.key)) {
-        let host = todo.iter().find(|p| {
-            !followed.contains(p.key.as_str())
-                && p.implementation == search.implementation
-                && p.cores == search.cores
-                && p.server_cpus == search.server_cpus
-                && p.rate.is_none()
-                && p.keepalive
-                && p.generator == crate::store::Generator::ConcurLoad
-                && p.env == search.env
-                && p.server_addr == search.server_addr
-                && p.server_netns == search.server_netns
-        });
-        if let Some(host) = host {
-            out.entry(host.key.clone()).or_default().push(search);
-        }
-    }
-    out
 }
 
 /// Runs `searches` on the running server of point `host`, just measured; `false` when a stop

@@ -15,7 +15,7 @@ mod limits;
 mod search;
 mod step;
 
-pub use search::run_all;
+pub use search::{ride, run_all};
 
 use super::spec::{HeldSpec, Inputs, Overrides, ScenarioInfo};
 use anyhow::{Result, bail};

@@ -1,8 +1,11 @@
-//! Running the planned clients-held searches, after the run's points and
-//! capacity searches: each on a fresh server of its own (started with the
-//! search's poll wait, and with the open-file limit concur raised before it,
-//! which the server inherits or exceeds: `host::limits`), its RSS at rest sampled before the first
-//! step's clients come. Then steps chosen by the ramp (`run::ramp`), each
+//! Running the planned clients-held searches: each on the warm server of a
+//! point started the same way (`spec::hosts`, `ride`: in `quick`, hello's, after
+//! its capacity search), or else after the run's points and capacity searches
+//! on a fresh server of its own (started with the search's poll wait, warmed
+//! for its manifest's `[start] warmup`). Every server is spawned with the
+//! open-file limit of spec/POLICIES.md §1 (`host::limits`). The accept rate
+//! comes first, then the server's RSS at rest is sampled before the first
+//! step's clients come, then steps chosen by the ramp (`run::ramp`), each
 //! capped by `limits` and stored as it ends; between steps the generator's
 //! connections are closed and the server left to settle. A stored,
 //! unfinished search is continued by replaying its verdicts (`--resume`).
@@ -23,19 +26,41 @@ use std::time::{Duration, Instant};
 pub fn run_all(cx: &Context, plan: &Plan) -> Result<bool> {
     let ended = cx.store.ended_held_searches(cx.run_id)?;
     let pending: Vec<&HeldSpec> = plan.held.iter().filter(|s| !ended.contains(&s.key)).collect();
-    // Before any server starts: each inherits at least this limit at its spawn.
-    let most = pending.iter().map(|s| s.max_clients).max().unwrap_or(0);
-    let nofile = crate::load::raise_open_files(most + limits::SPARE_FDS);
+    let nofile = open_files(&pending);
     for spec in pending {
-        if !one(cx, spec, nofile)? {
+        if !one(cx, spec, nofile, None)? {
             return Ok(false);
         }
     }
     Ok(true)
 }
 
-/// One search on a server of its own; `false` when a stop was asked for (the steps measured so far are kept).
-fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
+/// Runs `searches` on the running server of point `host`, just measured (and searched for its
+/// capacity), instead of a fresh start and warm-up each; `false` when a stop was asked for. A
+/// search that finds the server gone leaves the rest to `run_all`. The server's last use: the
+/// bursts and steps leave thousands of connections behind them (ruby-rack wedged after them).
+pub fn ride(cx: &Context, searches: &[&HeldSpec], host: &str, server: &mut Server) -> Result<bool> {
+    let nofile = open_files(searches);
+    for spec in searches {
+        if !server.is_running() {
+            break;
+        }
+        if !one(cx, spec, nofile, Some((&mut *server, host)))? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The generator's open-file limit for `searches`' largest step, raised as far as allowed.
+fn open_files(searches: &[&HeldSpec]) -> u64 {
+    let most = searches.iter().map(|s| s.max_clients).max().unwrap_or(0);
+    crate::load::raise_open_files(most + limits::SPARE_FDS)
+}
+
+/// One search, on `hosted` (the server of the point named, warm) or a server of its own;
+/// `false` when a stop was asked for (the steps measured so far are kept).
+fn one(cx: &Context, spec: &HeldSpec, nofile: u64, hosted: Option<(&mut Server, &str)>) -> Result<bool> {
     let record = HeldSearchRecord {
         key: spec.key.clone(),
         implementation: spec.implementation.clone(),
@@ -69,6 +94,11 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
     if let Next::Done(status) = ramp.next() {
         return end(cx, id, &ramp, &Ended::new(status, ""), &steps).map(|()| true);
     }
+    let search = Search { cx, spec, id, nofile, arrival: None };
+    if let Some((server, host)) = hosted {
+        println!("  on the server of point {host}, warm from its measurement");
+        return search.on(server, &mut ramp, &mut steps);
+    }
     let log = cx.log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let template = step::point_spec(spec, spec.start);
     let mut server = match point::start(cx.root, imp, &template, &log, &[]).and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
@@ -80,31 +110,9 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64) -> Result<bool> {
             return end(cx, id, &ramp, &Ended::new(Status::NoStart, &format!("the server did not start: {e:#}")), &steps).map(|()| true);
         }
     };
-    if !warm_up(cx, spec, &mut server) {
-        server.stop(point::STOP_GRACE);
-        return Ok(false);
-    }
-    settle(&server, Duration::ZERO);
-    let (spec, arrival) = &accept_rate(cx, spec, id, &mut server)?;
-    if crate::host::interrupt::stopping() {
-        server.stop(point::STOP_GRACE);
-        return Ok(false);
-    }
-    // The bursts leave thousands of connections to close; a server still busy long after
-    // them has been changed by them, and the steps that follow measure that (ruby-rack at one
-    // core grew to about 860 Puma threads and spun at a whole core with no client: RESULTS).
-    let busy = if settle_for(&server, AFTER_BURSTS_MAX) { None } else { still_busy(&server) };
-    if let Some(b) = &busy {
-        println!("  {b}");
-    }
-    let rest = sample_group(server.pgid()).rss_bytes;
-    let search = Search { cx, spec, id, nofile, arrival: arrival.clone() };
-    let outcome = search.steps(&mut server, rest, &mut ramp, &mut steps);
+    let measured = if warm_up(cx, spec, &mut server) { search.on(&mut server, &mut ramp, &mut steps) } else { Ok(false) };
     server.stop(point::STOP_GRACE);
-    match outcome? {
-        Some(ended) => end(cx, id, &ramp, &Ended { busy, ..ended }, &steps).map(|()| true),
-        None => Ok(false),
-    }
+    measured
 }
 
 /// Measures the server's accept rate (`accept`) and stores it. Returns the search's spec with
@@ -228,6 +236,29 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// The search on `server`, ready and warm: its accept rate, then its steps from the server
+    /// at rest; `false` when a stop was asked for. The caller stops the server.
+    fn on(self, server: &mut Server, ramp: &mut Ramp, steps: &mut Vec<HeldStepRecord>) -> Result<bool> {
+        settle(server, Duration::ZERO);
+        let (spec, arrival) = &accept_rate(self.cx, self.spec, self.id, server)?;
+        if crate::host::interrupt::stopping() {
+            return Ok(false);
+        }
+        // The bursts leave thousands of connections to close; a server still busy long after
+        // them has been changed by them, and the steps that follow measure that (ruby-rack at one
+        // core grew to about 860 Puma threads and spun at a whole core with no client: RESULTS).
+        let busy = if settle_for(server, AFTER_BURSTS_MAX) { None } else { still_busy(server) };
+        if let Some(b) = &busy {
+            println!("  {b}");
+        }
+        let rest = sample_group(server.pgid()).rss_bytes;
+        let search = Search { spec, arrival: arrival.clone(), ..self };
+        match search.steps(server, rest, ramp, steps)? {
+            Some(ended) => end(self.cx, self.id, ramp, &Ended { busy, ..ended }, steps).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
     /// Measures steps on `server` (whose RSS at rest is `rest`) until the ramp is done or a
     /// limit is reached (the status, and the limit named), or a stop is asked for (`None`).
     fn steps(&self, server: &mut Server, rest: u64, ramp: &mut Ramp, steps: &mut Vec<HeldStepRecord>) -> Result<Option<Ended>> {
