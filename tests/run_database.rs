@@ -117,3 +117,18 @@ fn a_killed_run_leaves_no_postgresql_process() {
         .collect();
     assert!(eventually(Duration::from_secs(5), || folders.iter().all(|f| !std::env::temp_dir().join(f).exists())), "its working folder stayed: {folders:?}");
 }
+
+/// A profile's CONCUR_DB_POOL below a point's core count is raised to it, and the plan says so:
+/// a server of one process per core needs a connection in each (SPEC §8.2).
+#[test]
+fn a_pool_below_the_core_count_is_raised_and_the_plan_says_so() {
+    let root = repository();
+    fake_repo::write_profile(root.path(), "small", "description = \"a small pool\"\ncores = [1, 2]\nscenarios = [\"db\"]\nenv = { CONCUR_DB_POOL = \"1\" }\n");
+    let plan = |profile: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["run", "--profile", profile, "--impl", "pgfake", "--dry-run", "--root"]).arg(root.path()).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        text(&out)
+    };
+    assert!(plan("small").contains("CONCUR_DB_POOL is raised to the core count at 2 cores"), "{}", plan("small"));
+    assert!(!plan("quick").contains("CONCUR_DB_POOL is raised"), "16 covers one core: {}", plan("quick"));
+}

@@ -102,7 +102,7 @@ impl VerifyArgs {
                 if self.names.len() > 1 {
                     anyhow::bail!("--url checks one server: name at most one implementation (the one it runs, e.g. concur verify go-nethttp --url {url})");
                 }
-                let db = self.db_url.clone().map(|url| verify::ServerDb { url, pool: self.db_pool, slow_ms: self.db_slow_ms });
+                let db = self.db_url.clone().map(|url| crate::db::ServerDb { url, pool: self.db_pool, slow_ms: self.db_slow_ms });
                 verify::verify_url_command(self.root.get(), self.names.first().map(String::as_str), url, self.url_cores, db.as_ref(), only, json)
             }
             None => verify::verify_command(self.root.get(), &self.names, &self.cores, only, json),

@@ -132,9 +132,28 @@ impl OnDemand {
     }
 }
 
-/// The environment of a server using the cluster at `url`: SPEC §8.2.
-pub fn server_env(url: &str, pool: u32, slow_ms: u64) -> Vec<(String, String)> {
-    vec![("CONCUR_DB_URL".into(), url.into()), ("CONCUR_DB_POOL".into(), pool.to_string()), ("CONCUR_DB_SLOW_MS".into(), slow_ms.to_string())]
+/// What a server is given of a database (SPEC §8.2): the one road by which `run`, `verify`,
+/// `serve` and `test` hand a server its CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerDb {
+    /// Its CONCUR_DB_URL: a cluster of concur's own (`concur db` prints one).
+    pub url: String,
+    pub pool: u32,
+    pub slow_ms: u64,
+}
+
+impl ServerDb {
+    /// The settings for a server of `cores` cores: `pool` raised to `cores`, so that a server of
+    /// one process per core has at least one connection in each (SPEC §8.2): with 16 at 64 cores
+    /// three entries refused to start and seven gave every process one, above the bound.
+    pub fn for_cores(url: String, pool: u32, slow_ms: u64, cores: u32) -> ServerDb {
+        ServerDb { url, pool: pool.max(cores), slow_ms }
+    }
+
+    /// The server's environment.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![("CONCUR_DB_URL".into(), self.url.clone()), ("CONCUR_DB_POOL".into(), self.pool.to_string()), ("CONCUR_DB_SLOW_MS".into(), self.slow_ms.to_string())]
+    }
 }
 
 /// The admin URL of the cluster that `url` (a CONCUR_DB_URL of concur's
@@ -173,4 +192,19 @@ pub fn db_command(root: Option<&Path>, template: Option<&Path>, cpus: Option<Vec
         std::thread::sleep(Duration::from_secs(10));
     }
     Err(anyhow!("PostgreSQL exited ({status}){}", cluster.postmaster.log_tail()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ServerDb;
+
+    #[test]
+    fn a_servers_pool_is_at_least_its_core_count() {
+        let at = |pool, cores| ServerDb::for_cores("postgres://u:p@127.0.0.1:1/d".into(), pool, 20, cores);
+        assert_eq!(at(16, 1).pool, 16);
+        assert_eq!(at(16, 64).pool, 64, "one connection for each of 64 processes");
+        let env = at(6, 2).env();
+        assert_eq!(env[1], ("CONCUR_DB_POOL".to_string(), "6".to_string()));
+        assert_eq!(env.len(), 3);
+    }
 }

@@ -15,7 +15,7 @@ use crate::host::topology::Topology;
 use crate::host::{affinity, procstat};
 use crate::load::Control;
 use crate::store::{DatabaseUsage, GeneratorUsage, UsageSample};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -64,11 +64,16 @@ impl Database {
         for pid in procstat::tree(postmaster).into_iter().skip(1) {
             let _ = affinity::pin_process(pid, &spec.database_cpus);
         }
-        let setting = |key: &str, default: String| spec.env.get(key).cloned().unwrap_or(default);
-        let (pool, slow_ms) = (setting("CONCUR_DB_POOL", db::DEFAULT_POOL.to_string()), setting("CONCUR_DB_SLOW_MS", db::DEFAULT_SLOW_MS.to_string()));
-        let env = vec![("CONCUR_DB_URL".to_string(), cluster.url()), ("CONCUR_DB_POOL".to_string(), pool), ("CONCUR_DB_SLOW_MS".to_string(), slow_ms)];
+        let (pool, slow_ms) = (setting(spec, "CONCUR_DB_POOL", db::DEFAULT_POOL.into())?, setting(spec, "CONCUR_DB_SLOW_MS", db::DEFAULT_SLOW_MS)?);
+        let pool = u32::try_from(pool).map_err(|_| anyhow!("the profile's CONCUR_DB_POOL = \"{pool}\" is too large; give at most a few hundred"))?;
+        let env = db::ServerDb::for_cores(cluster.url(), pool, slow_ms, spec.cores).env();
         Ok(Some(Attached { env, postmaster, cpus: spec.database_cpus.clone(), shared: spec.database_cpus == spec.generator_cpus }))
     }
+}
+
+/// The profile's `key` (its `env`), or `default`: a whole number.
+fn setting(spec: &PointSpec, key: &str, default: u64) -> Result<u64> {
+    spec.env.get(key).map_or(Ok(default), |v| v.parse().map_err(|_| anyhow!("the profile's {key} = \"{v}\" is not a whole number; give one, e.g. {key} = \"{default}\"")))
 }
 
 impl Attached {

@@ -196,6 +196,7 @@ pub fn resolve(args: &Overrides, inputs: &Inputs) -> Result<Plan> {
     let searches = super::capacity::searches(args, inputs, &scenarios, &cores, &implementations, settings_of)?;
     let held = super::held::searches(args, inputs, &cores, &implementations, |s| Ok(settings_for(args, profile, s)?.env))?;
     notes.extend(placement::notes(inputs.topology, &cores, &points));
+    notes.extend(pool_raised(&points));
     if points.iter().any(|p| !p.keepalive) {
         notes.push("points whose level says `close` send every request on a new connection with `Connection: close` (keepalive = false); \
              the others reuse their connections"
@@ -508,5 +509,20 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
         env: load.env.unwrap_or_default(),
         blocks: args.blocks.or(load.blocks).unwrap_or(1),
         rewarm_s: secs(&load.rewarm)?.unwrap_or(DEFAULT_REWARM_S),
+    })
+}
+
+/// A note when a database point's server has more cores than its CONCUR_DB_POOL (the
+/// profile's, or SPEC §8.2's 16): concur raises the pool to the core count
+/// (`db::ServerDb::for_cores`), so that a server of one process per core has a connection in each.
+fn pool_raised(points: &[PointSpec]) -> Option<String> {
+    let pool = |p: &PointSpec| p.env.get("CONCUR_DB_POOL").and_then(|v| v.parse::<u32>().ok()).unwrap_or(crate::db::DEFAULT_POOL);
+    let raised: std::collections::BTreeSet<u32> = points.iter().filter(|p| !p.database_cpus.is_empty() && p.cores > pool(p)).map(|p| p.cores).collect();
+    (!raised.is_empty()).then(|| {
+        let at: Vec<String> = raised.iter().map(u32::to_string).collect();
+        format!(
+            "CONCUR_DB_POOL is raised to the core count at {} cores, above the profile's pool: each process of a server of one process per core gets a connection of its own (SPEC §8.2)",
+            at.join(", ")
+        )
     })
 }

@@ -77,8 +77,9 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
 
 /// Starts the server of `spec` with `database`'s environment (none: no database) under its own.
 pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path, database: &[(String, String)]) -> Result<Server> {
-    let mut env: Vec<(String, String)> = database.to_vec();
-    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    // The database's settings last: the pool as `ServerDb::for_cores` raised the profile's.
+    let mut env: Vec<(String, String)> = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    env.extend(database.iter().cloned());
     let launch =
         Launch { port: server::free_port()?, cores: spec.cores, env, cpus: Some(spec.server_cpus.clone()), log: Some(log.to_path_buf()), netns: spec.server_netns.clone() };
     let mut server = Server::start(imp, root, &launch)?;

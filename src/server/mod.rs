@@ -207,7 +207,7 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32, fau
     let mut env = vec![];
     if std::env::var_os("CONCUR_DB_URL").is_none() {
         let cluster = database.get().map_err(anyhow::Error::msg)?;
-        env = crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS);
+        env = crate::db::ServerDb::for_cores(cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS, cores).env();
         eprintln!("concur: {} gets CONCUR_DB_URL={}", imp.name(), cluster.url());
     }
     if faults {

@@ -58,6 +58,6 @@ pub fn test_command(root: Option<&Path>, names: &[String]) -> Result<ExitCode> {
 fn test_env(root: &Path, database: &mut crate::db::OnDemand) -> Result<Vec<(String, String)>> {
     let mut env = super::spec_env(root);
     let cluster = database.get().map_err(anyhow::Error::msg)?;
-    env.extend(crate::db::server_env(&cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS));
+    env.extend(crate::db::ServerDb::for_cores(cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS, 1).env());
     Ok(env)
 }

@@ -14,7 +14,7 @@
 pub mod checks;
 pub mod client;
 
-use crate::db::Cluster;
+use crate::db::{Cluster, ServerDb};
 use crate::impls::{self, Availability, Implementation};
 use crate::server::{self, BuildOutput, Launch, Server};
 use anyhow::{Context, Result, bail};
@@ -37,8 +37,9 @@ pub const PAGE_EVERY: u64 = 10;
 pub const DB_POOL: u32 = 6;
 pub const DB_SLOW_MS: u64 = 50;
 
-fn db_pool(cores: u32) -> u32 {
-    DB_POOL.max(cores)
+/// The database settings of a server under verification at `cores` (`ServerDb::for_cores`).
+fn server_db(cluster: &Cluster, cores: u32) -> ServerDb {
+    ServerDb::for_cores(cluster.url(), DB_POOL, DB_SLOW_MS, cores)
 }
 
 /// Whether the database routes (SPEC §8) of an implementation were checked.
@@ -203,7 +204,7 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Opti
                 return report;
             }
         };
-        let db = database.map(|c| DbSettings { admin_url: c.admin_url(), pool: db_pool(cores), slow_ms: DB_SLOW_MS });
+        let db = database.map(|c| DbSettings { admin_url: c.admin_url(), pool: server_db(c, cores).pool, slow_ms: DB_SLOW_MS });
         let mut settings = settings_for(root, cores, Some(server.pgid()), db);
         settings.faults = faults;
         let addr = server.addr;
@@ -218,7 +219,7 @@ fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Opt
     let port = server::free_port()?;
     let mut env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
     if let Some(cluster) = database {
-        env.extend(crate::db::server_env(&cluster.url(), db_pool(cores), DB_SLOW_MS));
+        env.extend(server_db(cluster, cores).env());
     }
     if faults {
         env.push(server::faults_on());
@@ -296,15 +297,6 @@ fn fault_pass(k: usize, count: usize) -> FaultPass {
         (_, true) => FaultPass::Shared,
         (_, false) => FaultPass::Absent,
     }
-}
-
-/// The database a server started by hand was given (its CONCUR_DB_* variables).
-#[derive(Debug, Clone)]
-pub struct ServerDb {
-    /// Its CONCUR_DB_URL: a cluster of concur's own (`concur db`), whose admin login the checks use.
-    pub url: String,
-    pub pool: u32,
-    pub slow_ms: u64,
 }
 
 /// `concur verify --url`: a server already running at `url`, started with `CONCUR_CORES=cores`;
