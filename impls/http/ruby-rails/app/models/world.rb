@@ -5,8 +5,13 @@ class World < ApplicationRecord
 
   ROWS = 10_000
 
-  def self.random_id
-    rand(1..ROWS)
+  # A number of 1..ROWS (an id, or a new randomNumber), other than
+  # `other_than` when given.
+  def self.random_id(other_than: nil)
+    loop do
+      n = rand(1..ROWS)
+      return n unless n == other_than
+    end
   end
 
   # /slowdb's read: the query itself waits `seconds` in pg_sleep, holding
