@@ -234,6 +234,13 @@ pub struct Started<'a> {
     server_netns: Option<&'a str>,
 }
 
+impl<'a> Started<'a> {
+    /// `at`: the server's address and network namespace (`--server-addr`, `--server-netns`).
+    fn new(implementation: &'a str, cores: u32, server_cpus: &'a [usize], env: &'a BTreeMap<String, String>, at: (&'a Option<String>, &'a Option<String>)) -> Started<'a> {
+        Started { implementation, cores, server_cpus, env, server_addr: at.0.as_deref(), server_netns: at.1.as_deref() }
+    }
+}
+
 /// A search that may ride on the server of a point started as it would start its own.
 pub trait Rider {
     fn key(&self) -> &str;
@@ -246,14 +253,7 @@ impl Rider for SearchSpec {
     }
 
     fn started(&self) -> Started<'_> {
-        Started {
-            implementation: &self.implementation,
-            cores: self.cores,
-            server_cpus: &self.server_cpus,
-            env: &self.env,
-            server_addr: self.server_addr.as_deref(),
-            server_netns: self.server_netns.as_deref(),
-        }
+        Started::new(&self.implementation, self.cores, &self.server_cpus, &self.env, (&self.server_addr, &self.server_netns))
     }
 }
 
@@ -263,7 +263,7 @@ impl Rider for HeldSpec {
     }
 
     fn started(&self) -> Started<'_> {
-        Started { implementation: &self.implementation, cores: self.cores, server_cpus: &self.server_cpus, env: &self.env, server_addr: None, server_netns: None }
+        Started::new(&self.implementation, self.cores, &self.server_cpus, &self.env, (&None, &None))
     }
 }
 
@@ -294,14 +294,7 @@ pub fn hosts<'a, S: Rider>(searches: &'a [S], todo: &[&PointSpec], ended: &HashS
 impl PointSpec {
     /// How its server is started (`Started`).
     pub fn started(&self) -> Started<'_> {
-        Started {
-            implementation: &self.implementation,
-            cores: self.cores,
-            server_cpus: &self.server_cpus,
-            env: &self.env,
-            server_addr: self.server_addr.as_deref(),
-            server_netns: self.server_netns.as_deref(),
-        }
+        Started::new(&self.implementation, self.cores, &self.server_cpus, &self.env, (&self.server_addr, &self.server_netns))
     }
 
     /// The warm-up's least and most seconds as planned: on the server of the point it follows
