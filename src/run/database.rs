@@ -64,11 +64,16 @@ impl Database {
         for pid in procstat::tree(postmaster).into_iter().skip(1) {
             let _ = affinity::pin_process(pid, &spec.database_cpus);
         }
-        let (pool, slow_ms) = (setting(spec, "CONCUR_DB_POOL", db::DEFAULT_POOL.into())?, setting(spec, "CONCUR_DB_SLOW_MS", db::DEFAULT_SLOW_MS)?);
-        let pool = u32::try_from(pool).map_err(|_| anyhow!("the profile's CONCUR_DB_POOL = \"{pool}\" is too large; give at most a few hundred"))?;
-        let env = db::ServerDb::for_cores(cluster.url(), pool, slow_ms, spec.cores).env();
+        let env = db::ServerDb::for_cores(cluster.url(), pool(spec)?, setting(spec, "CONCUR_DB_SLOW_MS", db::DEFAULT_SLOW_MS)?, spec.cores).env();
         Ok(Some(Attached { env, postmaster, cpus: spec.database_cpus.clone(), shared: spec.database_cpus == spec.generator_cpus }))
     }
+}
+
+/// The CONCUR_DB_POOL point `spec`'s profile asks (its `env`), or SPEC §8.2's default; the server
+/// gets at least its core count (`db::ServerDb::for_cores`).
+pub fn pool(spec: &PointSpec) -> Result<u32> {
+    let pool = setting(spec, "CONCUR_DB_POOL", db::DEFAULT_POOL.into())?;
+    u32::try_from(pool).map_err(|_| anyhow!("the profile's CONCUR_DB_POOL = \"{pool}\" is too large; give at most a few hundred"))
 }
 
 /// The profile's `key` (its `env`), or `default`: a whole number.

@@ -516,8 +516,9 @@ fn settings_for(args: &Overrides, profile: &Profile, scenario: &ScenarioInfo) ->
 /// profile's, or SPEC §8.2's 16): concur raises the pool to the core count
 /// (`db::ServerDb::for_cores`), so that a server of one process per core has a connection in each.
 fn pool_raised(points: &[PointSpec]) -> Option<String> {
-    let pool = |p: &PointSpec| p.env.get("CONCUR_DB_POOL").and_then(|v| v.parse::<u32>().ok()).unwrap_or(crate::db::DEFAULT_POOL);
-    let raised: std::collections::BTreeSet<u32> = points.iter().filter(|p| !p.database_cpus.is_empty() && p.cores > pool(p)).map(|p| p.cores).collect();
+    // A malformed pool is left to the point, which fails with the sentence that names it.
+    let raised: std::collections::BTreeSet<u32> =
+        points.iter().filter(|p| !p.database_cpus.is_empty() && super::database::pool(p).is_ok_and(|pool| p.cores > pool)).map(|p| p.cores).collect();
     (!raised.is_empty()).then(|| {
         let at: Vec<String> = raised.iter().map(u32::to_string).collect();
         format!(

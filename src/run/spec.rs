@@ -453,9 +453,8 @@ impl HeldSpec {
         clients as f64 / self.spawn_rate_for(clients) + (self.wait_ms + self.bound_ms) as f64 / 1000.0
     }
 
-    /// The most a search is expected to take, the server's start excluded: its warm-up, its budget.
-    /// The most a search is expected to take, server start excluded; `hosted`: on a point's
-    /// warm server, without a warm-up of its own.
+    /// The most a search is expected to take, the server's start excluded: its warm-up, its
+    /// budget; `hosted`: on a point's warm server, without a warm-up of its own.
     pub fn expected_s(&self, hosted: bool) -> f64 {
         if hosted { self.budget_s } else { self.server_warmup_s + self.budget_s }
     }

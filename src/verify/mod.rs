@@ -196,7 +196,9 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Opti
         FaultPass::Second => vec![(FaultRoutes::Off, database)],
     };
     for (faults, database) in passes {
-        let started = start_for_checks(imp, root, cores, database, faults != FaultRoutes::Off, &log(if faults == FaultRoutes::Only { "-faults" } else { "" }));
+        // What the server is given of the database is what its checks assume.
+        let given = database.map(|c| server_db(c, cores));
+        let started = start_for_checks(imp, root, cores, given.as_ref(), faults != FaultRoutes::Off, &log(if faults == FaultRoutes::Only { "-faults" } else { "" }));
         let mut server = match started {
             Ok(s) => s,
             Err(e) => {
@@ -204,7 +206,7 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Opti
                 return report;
             }
         };
-        let db = database.map(|c| DbSettings { admin_url: c.admin_url(), pool: server_db(c, cores).pool, slow_ms: DB_SLOW_MS });
+        let db = database.zip(given).map(|(c, g)| DbSettings { admin_url: c.admin_url(), pool: g.pool, slow_ms: g.slow_ms });
         let mut settings = settings_for(root, cores, Some(server.pgid()), db);
         settings.faults = faults;
         let addr = server.addr;
@@ -215,11 +217,11 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Opti
     report
 }
 
-fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Option<&Cluster>, faults: bool, log: &Path) -> Result<Server> {
+fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Option<&ServerDb>, faults: bool, log: &Path) -> Result<Server> {
     let port = server::free_port()?;
     let mut env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
-    if let Some(cluster) = database {
-        env.extend(server_db(cluster, cores).env());
+    if let Some(db) = database {
+        env.extend(db.env());
     }
     if faults {
         env.push(server::faults_on());
