@@ -71,7 +71,7 @@ fn available_by_name(chosen: &[Implementation]) -> Vec<&Implementation> {
 }
 
 /// Runs `lanes` on `jobs` threads, each taking the next lane (they come
-/// largest first) and building its members one after the other; prints a
+/// longest first) and building its members one after the other; prints a
 /// line as each build ends. After a signal no build starts, and the one it
 /// cut short is not reported as failed.
 fn run_lanes(lanes: &[Vec<&Implementation>], jobs: usize, log_dir: &Path) -> Vec<Outcome> {
