@@ -178,7 +178,7 @@ fn twenty_implementations_read_at_a_glance() {
     // Generated sentences and ranks with ties.
     for sentence in [
         // Three rounds whose values scatter 1-3% about each implementation's own level: 9% apart is decided.
-        "<li>hello (c=50) at 1 core: rust-axum leads at 55,988 req/s [55,346–56,638], 1.09× the next (rust-tokio), at least 1.07× given the intervals; \
+        "<li>hello (c=50) at 1 core: rust-axum leads at 55,988 req/s [55,344–56,640], 1.09× the next (rust-tokio), at least 1.07× given the intervals; \
          5 more are placed only within 2 to 3 ranks each (the ranking's rank column); ruby-rails is last at 1,800 req/s, 31× below the leader, at least 31×; \
          its 3 rounds order 136 of the 136 pairs whose medians differ 1.5× or more, 186 of 190 in all; \
          p99 ranges from 1.86 ms (rust-axum) to 55.1 ms (ruby-rails).</li>",

@@ -8,12 +8,14 @@
 //! or verify, or the run did not measure that point.
 
 use super::claims::{Metric, Side, Subject};
+use crate::stats::blocks::{self, Design, Measurement};
 use crate::stats::interval::Sample;
 use crate::stats::noise::{Floor, NoiseFloor};
 use crate::store::micro::{MicroRecord, MicroStatus, SearchRecord, SearchStop};
 use crate::store::{ImplRecord, PointRecord, RunData, Store};
 use anyhow::Result;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Everything a verdict may read: the HTTP run reported on, the micro run
 /// beside it, and the machine's noise floor.
@@ -44,7 +46,32 @@ pub(crate) struct Measured {
     /// An interval known without statistics (a maximum-processes search: at
     /// least its largest N, below the N that failed), used instead of the sample's.
     pub bounds: Option<(f64, f64)>,
+    /// The block design of the side's group (every implementation measured
+    /// at the same point, a block a repeat's number), when it has two
+    /// blocks or more: the side is its row named as the implementation.
+    pub design: Option<Grouped>,
     pub notes: Vec<String>,
+}
+
+/// A block design and what it was fitted to, so that two sides in one design are compared block by block.
+#[derive(Clone)]
+pub(crate) struct Grouped {
+    pub group: String,
+    pub design: Rc<Design>,
+    pub row: String,
+}
+
+impl Measured {
+    /// Whether two sides are rows of one design.
+    pub fn same_design(&self, other: &Measured) -> bool {
+        matches!((&self.design, &other.design), (Some(a), Some(b)) if a.group == b.group)
+    }
+}
+
+/// The design of `measurements` (one group's), with the row of `name`.
+fn grouped(group: String, measurements: &[Measurement], name: &str) -> Option<Grouped> {
+    let design = blocks::fit(&blocks::rows(measurements)?)?;
+    design.names.iter().any(|n| n == name).then(|| Grouped { group, design: Rc::new(design), row: name.to_string() })
 }
 
 /// Where a side is looked up: the core count and, for a peak, the swept parameter's value.
@@ -181,21 +208,27 @@ fn http(run: &RunData, scenario: &str, level: &str, name: &str, cores: u32, metr
     if saturated > 0 {
         notes.push(format!("{name} at {cores} core(s): the load generator saturated in {saturated} of {} repeats (a lower bound on the server)", ok.len()));
     }
-    let (values, seconds, floor) = match metric {
+    let key = if metric == Metric::P50 { "p50" } else { "p99" };
+    if matches!(metric, Metric::P50 | Metric::P99) && ok.iter().any(|p| p.latency.is_lower_bound(key)) {
+        notes.push(format!("{name} at {cores} core(s): its {key} is only a lower bound (requests were left unanswered)"));
+    }
+    let measurement = |p: &PointRecord| match metric {
+        // Three significant digits (the histogram's): known to one part in a thousand.
         Metric::P50 | Metric::P99 => {
-            let key = if metric == Metric::P50 { "p50" } else { "p99" };
-            if ok.iter().any(|p| p.latency.is_lower_bound(key)) {
-                notes.push(format!("{name} at {cores} core(s): its {key} is only a lower bound (requests were left unanswered)"));
-            }
-            let us = |p: &PointRecord| if metric == Metric::P50 { p.latency.p50_us } else { p.latency.p99_us };
-            (ok.iter().map(|p| us(p) as f64 / 1000.0).collect(), Vec::new(), floor.of_p99())
+            let us = if metric == Metric::P50 { p.latency.p50_us } else { p.latency.p99_us };
+            Measurement { row: p.implementation.clone(), block: p.repeat, value: us as f64 / 1000.0, count: 1000, lower_bound: p.latency.is_lower_bound(key) }
         }
-        _ => {
-            let seconds = if let [one] = ok.as_slice() { one.full_seconds() } else { Vec::new() };
-            (ok.iter().map(|p| p.throughput()).collect(), seconds, floor.of_throughput())
-        }
+        _ => Measurement { row: p.implementation.clone(), block: p.repeat, value: p.throughput(), count: p.successes, lower_bound: p.generator.saturated },
     };
-    Got::Measured(Measured { sample: Sample::new(values, seconds), floor, bounds: None, notes })
+    let values: Vec<f64> = ok.iter().map(|p| measurement(p).value).collect();
+    let (seconds, floor) = match metric {
+        Metric::P50 | Metric::P99 => (Vec::new(), floor.of_p99()),
+        _ => (if let [one] = ok.as_slice() { one.full_seconds() } else { Vec::new() }, floor.of_throughput()),
+    };
+    let group: Vec<Measurement> =
+        run.points.iter().filter(|p| p.scenario == scenario && p.level == level && p.cores == cores && p.error.is_none()).map(measurement).collect();
+    let design = grouped(format!("{scenario} {level} cores={cores} {metric:?}"), &group, name);
+    Got::Measured(Measured { sample: Sample::new(values, seconds), floor, bounds: None, design, notes })
 }
 
 fn param(r: &MicroRecord, name: &str) -> Option<u64> {
@@ -234,7 +267,16 @@ fn micro(m: &MicroResults, bench: &str, params: &BTreeMap<String, u64>, sweep: O
     if values.is_empty() {
         return Got::Missing(notes.pop().unwrap_or_else(|| format!("micro run {} has no {} result", m.run_id, what())));
     }
-    Got::Measured(Measured { sample: Sample::new(values, Vec::new()), floor: floor.of_throughput(), bounds: None, notes })
+    // The group: every implementation with the same benchmark, parameters and cores, a block a repeat.
+    let group: Vec<Measurement> = m
+        .results
+        .iter()
+        .filter(|r| r.bench == bench && r.cores == cores && r.status == MicroStatus::Ok)
+        .filter(fixed)
+        .filter_map(|r| Some(Measurement { row: r.implementation.clone(), block: r.repeat, value: value(&r)?, count: 0, lower_bound: false }))
+        .collect();
+    let design = grouped(what().replacen(name, "", 1), &group, name);
+    Got::Measured(Measured { sample: Sample::new(values, Vec::new()), floor: floor.of_throughput(), bounds: None, design, notes })
 }
 
 /// The maximum-processes searches: at least the largest N that passed, less
@@ -256,5 +298,5 @@ fn searches(m: &MicroResults, name: &str, cores: u32, floor: &NoiseFloor) -> Got
     if open {
         notes.push(format!("{name}'s search at {cores} core(s) stopped at the profile's limit or a time-out: at least {lo:.0} processes"));
     }
-    Got::Measured(Measured { sample: Sample::new(found.iter().map(|f| f.0).collect(), Vec::new()), floor: floor.of_throughput(), bounds: Some((lo, hi)), notes })
+    Got::Measured(Measured { sample: Sample::new(found.iter().map(|f| f.0).collect(), Vec::new()), floor: floor.of_throughput(), bounds: Some((lo, hi)), design: None, notes })
 }

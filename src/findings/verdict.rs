@@ -1,26 +1,42 @@
-//! The verdict on one claim, from the statistics the report's rankings and
-//! `concur compare` already use (`stats::interval`, `stats::verdict`): an
-//! order (`greater`, `less`, `order`, `peak`) holds when the two intervals
-//! do not overlap and lie the claimed way round (`verdict::tied`, the
-//! ranking's rule), fails when they lie the other way, and cannot be told
-//! while they overlap; a ratio (`about`, `ratio`) is compare's interval of
-//! A/B (`interval::ratio`), and a value (`within`) a ranking cell's level,
-//! each inside or outside the claimed range; a gain from more cores is the
-//! ratio of one implementation's two core counts. A claim holds when every
-//! pair it names holds at every core count it names; one pair that fails
-//! makes it fail, one that cannot be told makes it undecided, and a pair
-//! with no data is said, with the command that would measure it.
+//! The verdict on one claim, from the block designs the report's rankings
+//! use (`stats::blocks`): a side is a row of its group's design (every
+//! implementation measured at the same point, a block a repeat's number),
+//! and a pair is judged by a test on its difference, taken block by block
+//! where both sides are rows of one design (the blocks' drift cancels) and
+//! as two independent means otherwise (two core counts, two sweep values).
+//! An order (`greater`, `less`, `order`, `peak`, `scales-better`) holds
+//! where the 95% interval of the claimed-higher over the other lies wholly
+//! above 1 + `blocks::THRESHOLD` (2%); a ratio (`about`, `ratio`) or a value
+//! (`within`) holds where its interval lies wholly inside the claimed range
+//! (an equivalence test). A claim holds when every pair it names holds at
+//! every core count it names (each pair its own test: an intersection-union
+//! test needs no correction); it does not hold when a pair's test refutes
+//! it (the difference lies below 2%, or the ratio outside the range) at 5%
+//! for the whole claim, its pairs' p-values corrected together by Holm's
+//! procedure (`stats::multiple`); otherwise it cannot be told, and a pair
+//! with no data is said, with the command that would measure it. A side the
+//! load generator limited, or a percentile left as a lower bound, is one:
+//! it may be decided above what it beats, never below. A side measured
+//! once (one window, one repeat) has no design: its interval is its seconds
+//! and the machine's floor, tested as a normal estimate, and without seconds
+//! (a micro run, a percentile) it decides nothing; a maximum-processes
+//! search's is its bounds, compared without statistics.
 
 use super::claims::{Claim, Compare, PeakAt, Predicate, Side, Subject, Test};
 use super::samples::{At, Got, Measured, Results};
-use crate::stats::interval::{self, Basis, Level, Ratio};
-use crate::stats::verdict::{CANNOT_TELL, tied};
+use crate::stats::blocks::{Effect, THRESHOLD};
+use crate::stats::interval::{self, Basis, Level};
+use crate::stats::multiple::holm;
+
+/// Each test's one-sided level: a claim is refuted at 5% two-sided, the far
+/// end of the 95% intervals the figures show.
+const ALPHA: f64 = 0.025;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Holds,
     DoesNotHold,
-    /// The intervals overlap where an order is needed, or are too wide (too few repeats) or too scattered to place.
+    /// The data decide neither way: an order's difference lies across 2%, a ratio's interval across an end of its range or wider than it.
     CannotTell,
     /// The run lacks a side of the claim: not measured, failed to build, every repeat failed.
     NotMeasured,
@@ -64,11 +80,20 @@ pub struct Verdict {
 struct Outcome {
     kind: Kind,
     why: String,
+    /// The p-value of the test that refutes the claim on this pair, and what
+    /// a refutation says; it refutes only after Holm's correction over the
+    /// claim's pairs (`combine`).
+    refute: Option<(f64, String)>,
 }
 
 impl Outcome {
     fn new(kind: Kind, why: impl Into<String>) -> Outcome {
-        Outcome { kind, why: why.into() }
+        Outcome { kind, why: why.into(), refute: None }
+    }
+
+    fn refutable(mut self, p: Option<f64>, why: String) -> Outcome {
+        self.refute = p.map(|p| (p, why));
+        self
     }
 }
 
@@ -154,9 +179,11 @@ impl<'a> Judge<'a> {
                 let cores = side.cores.unwrap_or(at.cores);
                 let sweep = at.sweep.map_or(String::new(), |(k, v)| format!(" {k}={v}"));
                 let label = format!("{}@{cores}{sweep}", side.implementation);
-                let level = match m.bounds {
-                    Some((lo, hi)) => Some(Level { n: m.sample.values.len(), center: lo, lo, hi, basis: Basis::Repeats }),
-                    None => interval::level(&m.sample, m.floor),
+                let n = m.sample.values.len();
+                let level = match (&m.bounds, &m.design) {
+                    (Some((lo, hi)), _) => Some(Level { n, center: *lo, lo: *lo, hi: *hi, basis: Basis::Repeats }),
+                    (None, Some(g)) => g.design.level(&g.row).map(|(center, lo, hi)| Level { n, center, lo, hi, basis: Basis::Blocks }),
+                    (None, None) => interval::level(&m.sample, m.floor),
                 };
                 let Some(level) = level else { return Err(format!("{label} has no interval (a value of 0)")) };
                 let figure = Figure { label, level, unit: self.p.metric.unit() };
@@ -192,7 +219,7 @@ impl<'a> Judge<'a> {
             }
             Compare::Order => out.extend(p.a.windows(2).map(|w| self.pair(&w[0], &w[1], &at)).collect::<Vec<_>>()),
             Compare::Within(lo, hi) => out.extend(p.a.iter().map(|a| self.within(a, &at, *lo, *hi)).collect::<Vec<_>>()),
-            Compare::Peak { over, at: peak } => out.extend(p.a.iter().map(|a| self.peak(a, cores, over, *peak)).collect::<Vec<_>>()),
+            Compare::Peak { over, at: peak } => out.extend(p.a.iter().flat_map(|a| self.peak(a, cores, over, *peak)).collect::<Vec<_>>()),
             Compare::ScalesBetter => {}
         }
         out
@@ -208,32 +235,63 @@ impl<'a> Judge<'a> {
             Ok(x) => x,
             Err(why) => return Outcome::new(Kind::NotMeasured, why),
         };
+        if ma.bounds.is_some() || mb.bounds.is_some() {
+            return self.by_bounds(&fa, &fb);
+        }
+        // A/B, block by block where both are rows of one design.
+        let paired = match (&ma.design, &mb.design) {
+            (Some(ga), Some(gb)) if ma.same_design(&mb) => ga.design.paired(&ga.row, &gb.row).map(|(e, _)| e),
+            _ => None,
+        };
+        let d = match paired {
+            Some(d) => d,
+            None => match (estimate(&ma, &fa), estimate(&mb, &fb)) {
+                (Ok(ea), Ok(eb)) => ea.minus(&eb),
+                (Err(why), _) | (_, Err(why)) => return Outcome::new(Kind::CannotTell, why),
+            },
+        };
+        let (ba, bb) = (lower_bound(&ma), lower_bound(&mb));
+        let label = format!("{}/{}", fa.label, fb.label);
+        self.keep(Figure { label: label.clone(), level: effect_level(&d, paired.map_or(Basis::Repeats, |_| Basis::Blocks)), unit: "×" }, &[]);
         match self.p.compare {
-            Compare::Greater | Compare::Order => above(&fa, &fb),
-            Compare::Less => above(&fb, &fa),
-            Compare::About(t) => self.ratio(&ma, &mb, &fa, &fb, 1.0 / (1.0 + t), 1.0 + t),
-            Compare::Ratio(lo, hi) => self.ratio(&ma, &mb, &fa, &fb, lo, hi),
+            Compare::Greater | Compare::Order => order(&fa.label, &fb.label, &d, ba, bb),
+            Compare::Less => order(&fb.label, &fa.label, &negate(&d), bb, ba),
+            Compare::About(t) => range(&label, &d, 1.0 / (1.0 + t), 1.0 + t, ba, bb),
+            Compare::Ratio(lo, hi) => range(&label, &d, lo, hi, ba, bb),
             _ => unreachable!("pairs are judged for orders and ratios only"),
         }
     }
 
-    /// A/B by compare's interval, inside [lo, hi] or not.
-    fn ratio(&mut self, ma: &Measured, mb: &Measured, fa: &Figure, fb: &Figure, lo: f64, hi: f64) -> Outcome {
-        let label = format!("{}/{}", fa.label, fb.label);
-        let Some(r) = interval::ratio(&mb.sample, &ma.sample, ma.floor) else { return Outcome::new(Kind::CannotTell, format!("{label} has no interval")) };
-        self.keep(Figure { label: label.clone(), level: ratio_level(&r), unit: "×" }, &[]);
-        range(&label, r.lo, r.hi, lo, hi, r.half > CANNOT_TELL * r.expected_half)
+    /// A pair one of whose sides is a search's bounds: ordered when the
+    /// bounds lie apart, a ratio by its extremes, without statistics.
+    fn by_bounds(&mut self, fa: &Figure, fb: &Figure) -> Outcome {
+        let (a, b) = (&fa.level, &fb.level);
+        match self.p.compare {
+            Compare::Greater | Compare::Order => apart(fa, fb),
+            Compare::Less => apart(fb, fa),
+            Compare::About(t) => within_bounds(&format!("{}/{}", fa.label, fb.label), a.lo / b.hi, a.hi / b.lo, 1.0 / (1.0 + t), 1.0 + t),
+            Compare::Ratio(lo, hi) => within_bounds(&format!("{}/{}", fa.label, fb.label), a.lo / b.hi, a.hi / b.lo, lo, hi),
+            _ => unreachable!("pairs are judged for orders and ratios only"),
+        }
     }
 
     fn within(&mut self, a: &Side, at: &At, lo: f64, hi: f64) -> Outcome {
         match self.side(a, at) {
-            Ok((_, f)) => range(&f.label, f.level.lo, f.level.hi, lo, hi, false),
+            Ok((m, f)) if m.bounds.is_some() => within_bounds(&f.label, f.level.lo, f.level.hi, lo, hi),
+            Ok((m, f)) => {
+                // An absolute level: its own scatter, the rounds' drift included.
+                match m.design.as_ref().and_then(|g| g.design.own(&g.row)).map_or_else(|| estimate(&m, &f), Ok) {
+                    Ok(own) => range(&f.label, &own, lo, hi, lower_bound(&m), false),
+                    Err(why) => Outcome::new(Kind::CannotTell, why),
+                }
+            }
             Err(why) => Outcome::new(Kind::NotMeasured, why),
         }
     }
 
-    /// The swept value where `a` should peak, against every other value measured.
-    fn peak(&mut self, a: &Side, cores: u32, over: &str, peak: PeakAt) -> Outcome {
+    /// The swept value where `a` should peak, against every other value
+    /// measured: each an order of the peak over it.
+    fn peak(&mut self, a: &Side, cores: u32, over: &str, peak: PeakAt) -> Vec<Outcome> {
         let Subject::Micro { bench, .. } = &self.p.subject else { unreachable!("peak claims are micro claims (claims::peak)") };
         let target = match peak {
             PeakAt::Cores => u64::from(cores),
@@ -241,42 +299,43 @@ impl<'a> Judge<'a> {
         };
         let values = self.results.sweep(bench, over, &a.implementation, a.cores.unwrap_or(cores));
         if !values.contains(&target) {
-            return Outcome::new(Kind::NotMeasured, format!("{} at {cores} core(s) has no {bench} result at {over}={target}", a.implementation));
+            return vec![Outcome::new(Kind::NotMeasured, format!("{} at {cores} core(s) has no {bench} result at {over}={target}", a.implementation))];
         }
-        let mut figures = Vec::new();
+        let mut sides = Vec::new();
         for v in values {
-            if let Ok((_, f)) = self.side(a, &At { cores, sweep: Some((over, v)) }) {
-                figures.push((v, f));
+            if let Ok(side) = self.side(a, &At { cores, sweep: Some((over, v)) }) {
+                sides.push((v, side));
             }
         }
-        let Some((_, top)) = figures.iter().find(|(v, _)| *v == target).cloned() else {
-            return Outcome::new(Kind::NotMeasured, format!("{}@{cores} {over}={target} has no usable result", a.implementation));
+        let Some((_, (mt, ft))) = sides.iter().find(|(v, _)| *v == target) else {
+            return vec![Outcome::new(Kind::NotMeasured, format!("{}@{cores} {over}={target} has no usable result", a.implementation))];
         };
-        if let Some((_, f)) = figures.iter().find(|(v, f)| *v != target && f.level.lo > top.level.hi) {
-            return Outcome::new(Kind::DoesNotHold, format!("{} is above {}", f.label, top.label));
-        }
-        match figures.iter().find(|(v, f)| *v != target && tied(&top.level, &f.level)) {
-            Some((_, f)) => Outcome::new(Kind::CannotTell, format!("the intervals of {} and {} overlap", top.label, f.label)),
-            None => Outcome::new(Kind::Holds, ""),
-        }
+        sides
+            .iter()
+            .filter(|(v, _)| *v != target)
+            .map(|(_, (m, f))| match (estimate(mt, ft), estimate(m, f)) {
+                (Ok(et), Ok(e)) => order(&ft.label, &f.label, &et.minus(&e), lower_bound(mt), lower_bound(m)),
+                (Err(why), _) | (_, Err(why)) => Outcome::new(Kind::CannotTell, why),
+            })
+            .collect()
     }
 
     /// Every A's gain from `from` to `to` cores against every B's.
     fn scaling(&mut self, from: u32, to: u32) -> Vec<Outcome> {
         let p = self.p;
-        let gain = |j: &mut Self, s: &Side| -> Result<Figure, String> {
+        let gain = |j: &mut Self, s: &Side| -> Result<(Effect, String), String> {
             let (m1, f1) = j.side(s, &At { cores: from, sweep: None })?;
-            let (m2, _) = j.side(s, &At { cores: to, sweep: None })?;
-            let r = interval::ratio(&m1.sample, &m2.sample, m1.floor).ok_or_else(|| format!("{} has no interval", f1.label))?;
-            let figure = Figure { label: format!("{} {to}/{from} cores", s.implementation), level: ratio_level(&r), unit: "×" };
-            j.keep(figure.clone(), &[]);
-            Ok(figure)
+            let (m2, f2) = j.side(s, &At { cores: to, sweep: None })?;
+            let g = estimate(&m2, &f2)?.minus(&estimate(&m1, &f1)?);
+            let label = format!("{} {to}/{from} cores", s.implementation);
+            j.keep(Figure { label: label.clone(), level: effect_level(&g, Basis::Repeats), unit: "×" }, &[]);
+            Ok((g, label))
         };
         let mut out = Vec::new();
         for a in &p.a {
             for b in &p.b {
                 out.push(match (gain(self, a), gain(self, b)) {
-                    (Ok(ga), Ok(gb)) => above(&ga, &gb),
+                    (Ok((ga, la)), Ok((gb, lb))) => order(&la, &lb, &ga.minus(&gb), false, false),
                     (Err(why), _) | (_, Err(why)) => Outcome::new(Kind::NotMeasured, why),
                 });
             }
@@ -285,33 +344,98 @@ impl<'a> Judge<'a> {
     }
 }
 
-/// A ratio as a level, so that figures and ties treat both alike.
-fn ratio_level(r: &Ratio) -> Level {
-    Level { n: 0, center: r.ratio, lo: r.lo, hi: r.hi, basis: r.basis }
-}
-
-/// `x` above `y`: their intervals apart, the ranking's rule (`verdict::tied`).
-fn above(x: &Figure, y: &Figure) -> Outcome {
-    if tied(&x.level, &y.level) {
-        Outcome::new(Kind::CannotTell, format!("the intervals of {} and {} overlap", x.label, y.label))
-    } else if x.level.center > y.level.center {
-        Outcome::new(Kind::Holds, "")
-    } else {
-        Outcome::new(Kind::DoesNotHold, format!("{} is above {}", y.label, x.label))
+/// A side's mean on the logarithmic scale: its row's in its design, else
+/// (one measurement) its interval's from its seconds and the floor. One
+/// measurement with no seconds (a micro-benchmark's single run, a
+/// percentile) has nothing of its own to judge its scatter by: its interval
+/// would be an assumed floor alone, and no verdict rests on that.
+fn estimate(m: &Measured, f: &Figure) -> Result<Effect, String> {
+    if let Some(e) = m.design.as_ref().and_then(|g| g.design.mean(&g.row)) {
+        return Ok(e);
+    }
+    match f.level.basis {
+        Basis::FloorOnly => Err(format!("{} is one measurement, with nothing of its own to judge its scatter by (3 repeats would)", f.label)),
+        _ => Ok(Effect::from_interval(f.level.lo, f.level.hi)),
     }
 }
 
-/// An interval [ilo, ihi] against the claimed range [lo, hi].
-fn range(label: &str, ilo: f64, ihi: f64, lo: f64, hi: f64, scattered: bool) -> Outcome {
+/// Whether a side's measurements are lower bounds (the load generator was the limit, a percentile left requests unanswered).
+fn lower_bound(m: &Measured) -> bool {
+    m.design.as_ref().is_some_and(|g| g.design.lower_bound(&g.row))
+}
+
+fn negate(d: &Effect) -> Effect {
+    Effect { log: -d.log, ..*d }
+}
+
+/// An estimate as a figure's level: its ratio and 95% interval.
+fn effect_level(d: &Effect, basis: Basis) -> Level {
+    Level { n: 0, center: d.ratio(), lo: d.lo(), hi: d.hi(), basis }
+}
+
+fn shown(label: &str, d: &Effect) -> String {
+    format!("{label} {} [{}–{}]", short(d.ratio()), short(d.lo()), short(d.hi()))
+}
+
+/// `x` above `y` by more than the threshold, from `d` = ln(x/y): holds
+/// when its interval lies wholly past 1 + THRESHOLD, and is refuted (after
+/// Holm) when it lies below; `x_bound`, `y_bound`: that side is only a
+/// lower bound, so a refutation (for x) or a holding (for y) cannot rest on it.
+fn order(x: &str, y: &str, d: &Effect, x_bound: bool, y_bound: bool) -> Outcome {
+    let t = (1.0 + THRESHOLD).ln();
+    let ratio = shown(&format!("{x}/{y}"), d);
+    let refuted = if d.hi() < 1.0 / (1.0 + THRESHOLD) { format!("{y} is above {x} ({ratio})") } else { format!("{x} is not above {y} by more than {:.0}% ({ratio})", THRESHOLD * 100.0) };
+    let p = (!x_bound).then(|| d.p_below(t));
+    if d.log - d.half() > t && !y_bound {
+        Outcome::new(Kind::Holds, "").refutable(p, refuted)
+    } else {
+        Outcome::new(Kind::CannotTell, format!("{ratio} lies across {}: neither order decided", short(1.0 + THRESHOLD))).refutable(p, refuted)
+    }
+}
+
+/// An estimate `d` (a ratio's or a value's logarithm) against the claimed
+/// range [lo, hi]: holds when its interval lies wholly inside (an
+/// equivalence test), is refuted (after Holm) when it lies outside.
+fn range(label: &str, d: &Effect, lo: f64, hi: f64, at_least: bool, at_most: bool) -> Outcome {
+    let shown = shown(label, d);
+    let span = format!("{}–{}", short(lo), short(hi));
+    // A lower bound on the ratio (its numerator's at least, or its denominator's at most the truth) may only be refuted above.
+    let p_below = (!at_least).then(|| d.p_below(lo.ln()));
+    let p_above = (!at_most).then(|| d.p_above(hi.ln()));
+    let (p, refuted) = match (p_below, p_above) {
+        (Some(b), Some(a)) if b <= a => (Some(b), format!("{shown} lies below {span}")),
+        (Some(b), None) => (Some(b), format!("{shown} lies below {span}")),
+        (_, Some(a)) => (Some(a), format!("{shown} lies above {span}")),
+        (None, None) => (None, String::new()),
+    };
+    let kind_why = if d.lo() >= lo && d.hi() <= hi && !at_least && !at_most {
+        (Kind::Holds, String::new())
+    } else if d.hi() / d.lo() > hi / lo.max(f64::MIN_POSITIVE) {
+        (Kind::CannotTell, format!("{shown} is wider than {span}: its measurements scatter too much for this range"))
+    } else {
+        (Kind::CannotTell, format!("{shown} lies across an end of {span}"))
+    };
+    Outcome::new(kind_why.0, kind_why.1).refutable(p, refuted)
+}
+
+/// `x` above `y` by their bounds: apart or not.
+fn apart(x: &Figure, y: &Figure) -> Outcome {
+    if x.level.lo > y.level.hi {
+        Outcome::new(Kind::Holds, "")
+    } else if y.level.lo > x.level.hi {
+        Outcome::new(Kind::DoesNotHold, format!("{} is above {}", y.label, x.label))
+    } else {
+        Outcome::new(Kind::CannotTell, format!("the bounds of {} and {} overlap", x.label, y.label))
+    }
+}
+
+/// Bounds [ilo, ihi] against the claimed range [lo, hi].
+fn within_bounds(label: &str, ilo: f64, ihi: f64, lo: f64, hi: f64) -> Outcome {
     let shown = format!("{label} [{}–{}]", short(ilo), short(ihi));
     if ilo >= lo && ihi <= hi {
         Outcome::new(Kind::Holds, "")
     } else if ihi < lo || ilo > hi {
         Outcome::new(Kind::DoesNotHold, format!("{shown} lies outside {}–{}", short(lo), short(hi)))
-    } else if scattered {
-        Outcome::new(Kind::CannotTell, format!("{shown}: the repeats scatter more than this machine's noise explains"))
-    } else if ihi / ilo.max(f64::MIN_POSITIVE) > hi / lo.max(f64::MIN_POSITIVE) {
-        Outcome::new(Kind::CannotTell, format!("{shown} is wider than {}–{}: too few repeats for this noise", short(lo), short(hi)))
     } else {
         Outcome::new(Kind::CannotTell, format!("{shown} straddles an end of {}–{}", short(lo), short(hi)))
     }
@@ -326,10 +450,19 @@ pub fn short(v: f64) -> String {
     }
 }
 
-/// The claim's verdict from its pairs': one failing pair fails it, one
+/// The claim's verdict from its pairs': the pairs' refuting tests corrected
+/// together (Holm, at 5% for the claim); one refuted pair fails it, one
 /// undecided pair leaves it undecided, pairs with data decide it and those
 /// without are said (`partial`); with no data at all, not measured.
-fn combine(outcomes: Vec<Outcome>) -> (Kind, String, Vec<String>) {
+fn combine(mut outcomes: Vec<Outcome>) -> (Kind, String, Vec<String>) {
+    let tested: Vec<usize> = (0..outcomes.len()).filter(|&i| outcomes[i].refute.is_some()).collect();
+    let p: Vec<f64> = tested.iter().filter_map(|&i| outcomes[i].refute.as_ref().map(|r| r.0)).collect();
+    for (&i, rejected) in tested.iter().zip(holm(&p, ALPHA)) {
+        if rejected && let Some((_, why)) = outcomes[i].refute.take() {
+            outcomes[i].kind = Kind::DoesNotHold;
+            outcomes[i].why = why;
+        }
+    }
     let whys = |kind: Kind| -> Vec<String> {
         let mut v: Vec<String> = outcomes.iter().filter(|o| o.kind == kind && !o.why.is_empty()).map(|o| o.why.clone()).collect();
         v.dedup();

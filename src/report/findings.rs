@@ -42,9 +42,12 @@ pub fn blocks(claims: &[Claim], verdicts: &[Verdict], results: &Results) -> Vec<
         Block::Heading(2, TITLE.into()),
         Block::Para(format!(
             "Each conclusion of the four studies (spec/findings.toml: {} claims), tested on {runs}, with the statistics of the rankings \
-             (spec/FINDINGS.md): holds when the intervals lie apart the claimed way (or the ratio lies inside the claimed range), \
-             does not hold when they lie the other way, cannot tell while they overlap or are too wide for the range (more repeats, \
-             or a quieter machine, would decide), not measured with the command that would measure it. Figures are centres with 95% intervals. {}",
+             (spec/FINDINGS.md): an order holds when the 95% interval of A/B, taken round by round, lies wholly above 1.02, and does not \
+             hold when it lies below (the other way round, or the two within 2%); a ratio or a value holds when its interval lies wholly \
+             inside the claimed range, and does not hold when it lies outside. A claim over several pairs holds when every pair does, \
+             and does not hold when one pair refutes it after Holm's correction for their number; otherwise the data cannot tell \
+             (a tie, or more scatter than the rounds resolve), and a claim not measured shows the command that would measure it. \
+             Figures are centres with 95% intervals; a ratio A/B is each pair's. {}",
             claims.len(),
             tally(&verdicts.iter().collect::<Vec<_>>())
         )),

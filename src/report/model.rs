@@ -9,7 +9,7 @@ use super::palette::Palette;
 use serde::Serialize;
 use super::spread::Summary;
 use crate::stats::Latencies;
-use crate::stats::blocks::{self, Decision, Design, Row};
+use crate::stats::blocks::{self, Decision, Design, Measurement, Row};
 use crate::stats::interval::{self, Basis, Level, Sample};
 use crate::stats::noise::NoiseFloor;
 use crate::stats::verdict::{self, Ranked};
@@ -335,25 +335,11 @@ fn group(run: &RunInfo, points: &[PointRecord], measured: &[String], scenario: S
 /// when fewer than two blocks hold two implementations, which leaves no
 /// residual to estimate a variance from.
 fn design(cells: &[Cell]) -> Option<Design> {
-    let mut repeats: Vec<u32> = cells.iter().flat_map(|c| c.points.iter().map(|p| p.repeat)).collect();
-    repeats.sort_unstable();
-    repeats.dedup();
-    if repeats.len() < 2 {
-        return None;
-    }
-    let rows: Vec<Row> = cells
+    let measurements: Vec<Measurement> = cells
         .iter()
-        .filter(|c| c.points.iter().any(|p| p.throughput() > 0.0))
-        .map(|c| {
-            let at = |r: u32| c.points.iter().find(|p| p.repeat == r);
-            Row {
-                name: c.implementation.clone(),
-                values: repeats.iter().map(|&r| at(r).map(PointRecord::throughput).filter(|v| *v > 0.0)).collect(),
-                counts: repeats.iter().map(|&r| at(r).map_or(0, |p| p.successes)).collect(),
-                lower_bound: c.saturated > 0,
-            }
-        })
+        .flat_map(|c| c.points.iter().map(|p| Measurement { row: c.implementation.clone(), block: p.repeat, value: p.throughput(), count: p.successes, lower_bound: p.generator.saturated }))
         .collect();
+    let rows: Vec<Row> = blocks::rows(&measurements)?.into_iter().filter(|r| r.values.iter().any(Option::is_some)).collect();
     blocks::fit(&rows)
 }
 

@@ -8,7 +8,9 @@
 //! estimate the variance where it arises, by replicating that level).
 //!
 //! The variance comes from the data, not from an assumed floor: the
-//! residuals of the two-way fit, one variance per row, each moderated
+//! residuals of the two-way fit (its block effects weighted toward the rows
+//! that scatter least, so that one erratic row does not spread its scatter
+//! into the others'), one variance per row, each moderated
 //! toward the pool of the rows by an empirical-Bayes prior whose weight the
 //! rows' own scatter decides (Smyth, "Linear models and empirical Bayes
 //! methods", 2004, as limma does for genes): rows that scatter alike are
@@ -24,7 +26,7 @@
 //! load generator limited is a lower bound: it may be ordered above what it
 //! beats, never below or level with anything.
 
-use super::quantile::t975;
+use super::quantile::{t975, t_cdf};
 use serde::Serialize;
 
 /// The smallest difference an order is given for: the interval's near end
@@ -66,6 +68,8 @@ struct Fitted {
     /// Moderated residual variance of one measurement's logarithm, and its degrees of freedom.
     var: f64,
     df: f64,
+    /// The variance its measurements' resolution alone gives one logarithm.
+    floor: f64,
     lower_bound: bool,
 }
 
@@ -91,6 +95,114 @@ impl Difference {
     pub fn hi(&self) -> f64 {
         (self.log_ratio + self.half).exp()
     }
+}
+
+/// A quantity on the logarithmic scale (a row's mean, the difference of two
+/// rows, a difference of differences) with the variance of its estimate and
+/// that variance's degrees of freedom: what a test on it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Effect {
+    pub log: f64,
+    pub var: f64,
+    pub df: f64,
+}
+
+impl Effect {
+    /// From a 95% interval [lo, hi] known only as such (one measurement's
+    /// interval of its seconds and the machine's floor): normal, its centre
+    /// the interval's on the logarithmic scale.
+    pub fn from_interval(lo: f64, hi: f64) -> Effect {
+        let (l, h) = (lo.ln(), hi.ln());
+        Effect { log: (l + h) / 2.0, var: ((h - l) / (2.0 * super::quantile::Z975)).powi(2), df: f64::INFINITY }
+    }
+
+    /// `self − other` for two independent estimates (Welch–Satterthwaite degrees of freedom).
+    pub fn minus(&self, other: &Effect) -> Effect {
+        let var = self.var + other.var;
+        let parts = |e: &Effect| if e.var > 0.0 { e.var.powi(2) / e.df } else { 0.0 };
+        let df = if var > 0.0 && parts(self) + parts(other) > 0.0 { var.powi(2) / (parts(self) + parts(other)) } else { self.df.min(other.df) };
+        Effect { log: self.log - other.log, var, df }
+    }
+
+    /// Half-width of its 95% interval.
+    pub fn half(&self) -> f64 {
+        let t = if self.df.is_finite() { t975(self.df.floor().max(1.0) as usize) } else { super::quantile::Z975 };
+        t * self.var.sqrt()
+    }
+
+    /// The 95% interval on the ratio scale.
+    pub fn lo(&self) -> f64 {
+        (self.log - self.half()).exp()
+    }
+    pub fn hi(&self) -> f64 {
+        (self.log + self.half()).exp()
+    }
+    pub fn ratio(&self) -> f64 {
+        self.log.exp()
+    }
+
+    /// One-sided p-value for "the true value lies below `bound`" (a
+    /// logarithm): small when the estimate lies well below it.
+    pub fn p_below(&self, bound: f64) -> f64 {
+        self.p(self.log - bound)
+    }
+
+    /// One-sided p-value for "the true value lies above `bound`".
+    pub fn p_above(&self, bound: f64) -> f64 {
+        self.p(bound - self.log)
+    }
+
+    /// P(T ≤ gap / se): an exact figure (no variance) is certain either way.
+    fn p(&self, gap: f64) -> f64 {
+        if self.var > 0.0 {
+            t_cdf(gap / self.var.sqrt(), self.df.max(1.0))
+        } else if gap < 0.0 {
+            0.0
+        } else {
+            1.0
+        }
+    }
+}
+
+/// One measurement of a block design: a row's value in one block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub row: String,
+    /// The block (a round; a repeat's number).
+    pub block: u32,
+    pub value: f64,
+    /// The events it was counted from (`Row::counts`); 0 when unknown.
+    pub count: u64,
+    pub lower_bound: bool,
+}
+
+/// The rows of a design from its measurements: rows in the order first seen,
+/// blocks in ascending order of their numbers (a block with no measurement
+/// of a row is `None` there), a row a lower bound when any of its
+/// measurements is. `None` with fewer than two blocks: no residual to
+/// estimate a variance from.
+pub fn rows(measurements: &[Measurement]) -> Option<Vec<Row>> {
+    let mut blocks: Vec<u32> = measurements.iter().map(|m| m.block).collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    if blocks.len() < 2 {
+        return None;
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    for m in measurements {
+        let i = match rows.iter().position(|r| r.name == m.row) {
+            Some(i) => i,
+            None => {
+                rows.push(Row { name: m.row.clone(), values: vec![None; blocks.len()], counts: vec![0; blocks.len()], lower_bound: false });
+                rows.len() - 1
+            }
+        };
+        let b = blocks.binary_search(&m.block).unwrap_or_default();
+        rows[i].values[b] = Some(m.value).filter(|v| *v > 0.0 && v.is_finite());
+        rows[i].counts[b] = m.count;
+        rows[i].lower_bound |= m.lower_bound;
+    }
+    Some(rows)
 }
 
 /// What a difference allows one to say of `a` against `b`.
@@ -151,17 +263,32 @@ pub fn fit(rows: &[Row]) -> Option<Design> {
     if df < 1.0 || used_rows < 2 {
         return None;
     }
-    let residuals = two_way_residuals(&logs, blocks);
     let floors: Vec<f64> = rows.iter().map(resolution).collect();
-    let own: Vec<(f64, f64)> = (0..rows.len())
-        .map(|k| {
-            let n = logs[k].iter().flatten().count();
-            // Each row's share of the residual degrees of freedom (balanced: (B−1)(I−1)/I).
-            let nu = (n.saturating_sub(1)) as f64 * (used_rows as f64 - 1.0) / used_rows as f64;
-            let ss: f64 = residuals[k].iter().flatten().map(|r| r * r).sum();
-            (if nu > 0.0 { (ss / nu).max(floors[k]) } else { floors[k] }, nu)
-        })
-        .collect();
+    let own_of = |residuals: &[Vec<Option<f64>>]| -> Vec<(f64, f64)> {
+        (0..rows.len())
+            .map(|k| {
+                let n = logs[k].iter().flatten().count();
+                // Each row's share of the residual degrees of freedom (balanced: (B−1)(I−1)/I).
+                let nu = (n.saturating_sub(1)) as f64 * (used_rows as f64 - 1.0) / used_rows as f64;
+                let ss: f64 = residuals[k].iter().flatten().map(|r| r * r).sum();
+                (if nu > 0.0 { (ss / nu).max(floors[k]) } else { floors[k] }, nu)
+            })
+            .collect()
+    };
+    // Least squares first; then the blocks' effects again with each row weighted by how little it
+    // scatters (at most as much as the median row), twice.
+    let mut weights = vec![1.0; rows.len()];
+    let mut own = own_of(&two_way_residuals(&logs, blocks, &weights));
+    for _ in 0..2 {
+        let mut vars: Vec<f64> = own.iter().filter(|o| o.1 > 0.0).map(|o| o.0).collect();
+        if vars.is_empty() {
+            break;
+        }
+        vars.sort_by(f64::total_cmp);
+        let typical = vars[vars.len() / 2];
+        weights = own.iter().map(|&(s2, _)| if s2 > typical && s2 > 0.0 { typical / s2 } else { 1.0 }).collect();
+        own = own_of(&two_way_residuals(&logs, blocks, &weights));
+    }
     let (prior_df, prior_var) = prior(&own);
     let fitted = rows
         .iter()
@@ -169,7 +296,7 @@ pub fn fit(rows: &[Row]) -> Option<Design> {
         .zip(own.iter().zip(&floors))
         .map(|((row, logs), (&(s2, nu), &floor))| {
             let (var, row_df) = if prior_df.is_infinite() { (prior_var, df) } else { ((prior_df * prior_var + nu * s2) / (prior_df + nu), (prior_df + nu).min(df)) };
-            Fitted { logs, var: var.max(floor), df: row_df, lower_bound: row.lower_bound }
+            Fitted { logs, var: var.max(floor), df: row_df, floor, lower_bound: row.lower_bound }
         })
         .collect();
     Some(Design { names: rows.iter().map(|r| r.name.clone()).collect(), blocks: used_blocks, df, prior_df, prior_var, rows: fitted })
@@ -182,9 +309,16 @@ fn resolution(row: &Row) -> f64 {
     if counted.is_empty() { 0.0 } else { counted.iter().sum::<f64>() / counted.len() as f64 }
 }
 
-/// Residuals of `row + block` fitted by least squares on the observed cells
-/// (alternating means, exact for complete data after one pass).
-fn two_way_residuals(logs: &[Vec<Option<f64>>], blocks: usize) -> Vec<Vec<Option<f64>>> {
+/// Residuals of `row + block` fitted on the observed cells by alternating
+/// passes (exact for complete data after one): a row's effect the mean of
+/// its values less their blocks', a block's the mean over rows of their
+/// values less the rows', each row weighted by `weights`. With equal weights
+/// this is least squares; `fit` then weighs a row that scatters more than
+/// the median row down by as much (its inverse variance, capped at the
+/// median's): one row that stalls now and then would otherwise move every
+/// block's mean, and its scatter spread into every other row's residuals (a
+/// quarter of it each among four rows), making them all look as noisy as it.
+fn two_way_residuals(logs: &[Vec<Option<f64>>], blocks: usize, weights: &[f64]) -> Vec<Vec<Option<f64>>> {
     let mut row_eff = vec![0.0; logs.len()];
     let mut block_eff = vec![0.0; blocks];
     for _ in 0..100 {
@@ -198,9 +332,10 @@ fn two_way_residuals(logs: &[Vec<Option<f64>>], blocks: usize) -> Vec<Vec<Option
             }
         }
         for b in 0..blocks {
-            let seen: Vec<f64> = logs.iter().enumerate().filter_map(|(k, l)| l[b].map(|y| y - row_eff[k])).collect();
-            if !seen.is_empty() {
-                let new = seen.iter().sum::<f64>() / seen.len() as f64;
+            let seen: Vec<(f64, f64)> = logs.iter().enumerate().filter_map(|(k, l)| l[b].map(|y| (y - row_eff[k], weights[k]))).collect();
+            let total: f64 = seen.iter().map(|s| s.1).sum();
+            if total > 0.0 {
+                let new = seen.iter().map(|(v, w)| v * w).sum::<f64>() / total;
                 moved = moved.max((new - block_eff[b]).abs());
                 block_eff[b] = new;
             }
@@ -244,6 +379,14 @@ impl Design {
 
     /// `a` over `b` from their common blocks; `None` when they share none or a name is unknown.
     pub fn difference(&self, a: &str, b: &str) -> Option<Difference> {
+        let (e, blocks) = self.paired(a, b)?;
+        Some(Difference { log_ratio: e.log, half: t975(e.df.floor().max(1.0) as usize) * e.var.sqrt(), df: e.df, blocks })
+    }
+
+    /// `ln a − ln b` averaged over their common blocks (the blocks' part
+    /// cancels), with its variance and degrees of freedom, and how many
+    /// blocks they share.
+    pub fn paired(&self, a: &str, b: &str) -> Option<(Effect, usize)> {
         let (ra, rb) = (&self.rows[self.index(a)?], &self.rows[self.index(b)?]);
         let pairs: Vec<f64> = ra.logs.iter().zip(&rb.logs).filter_map(|(x, y)| Some((*x)? - (*y)?)).collect();
         if pairs.is_empty() {
@@ -253,8 +396,42 @@ impl Design {
         let (va, vb) = (ra.var / n, rb.var / n);
         // Welch–Satterthwaite: each variance carries its own degrees of freedom.
         let df = if va + vb > 0.0 { ((va + vb).powi(2) / (va.powi(2) / ra.df + vb.powi(2) / rb.df)).min(self.df) } else { self.df };
-        let half = t975(df.floor().max(1.0) as usize) * (va + vb).sqrt();
-        Some(Difference { log_ratio: pairs.iter().sum::<f64>() / n, half, df, blocks: pairs.len() })
+        Some((Effect { log: pairs.iter().sum::<f64>() / n, var: va + vb, df }, pairs.len()))
+    }
+
+    /// A row's mean logarithm over its blocks, with the variance of that
+    /// mean from its own moderated scatter (the blocks' shared part left
+    /// out, as in `level`).
+    pub fn mean(&self, name: &str) -> Option<Effect> {
+        let row = &self.rows[self.index(name)?];
+        let logs: Vec<f64> = row.logs.iter().flatten().copied().collect();
+        if logs.is_empty() {
+            return None;
+        }
+        let n = logs.len() as f64;
+        Some(Effect { log: logs.iter().sum::<f64>() / n, var: row.var / n, df: row.df })
+    }
+
+    /// A row's mean logarithm with the variance of its own measurements
+    /// about it, block effects included (none removed, nothing pooled),
+    /// held to their resolution: an absolute level (a value claimed to lie
+    /// in a range), which the rounds' drift moves as much as the row's own
+    /// scatter. `None` with fewer than two measurements.
+    pub fn own(&self, name: &str) -> Option<Effect> {
+        let row = &self.rows[self.index(name)?];
+        let logs: Vec<f64> = row.logs.iter().flatten().copied().collect();
+        let n = logs.len() as f64;
+        if logs.len() < 2 {
+            return None;
+        }
+        let mean = logs.iter().sum::<f64>() / n;
+        let var = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0)).max(row.floor);
+        Some(Effect { log: mean, var: var / n, df: n - 1.0 })
+    }
+
+    /// Whether a row's measurements are lower bounds (the load generator was the limit).
+    pub fn lower_bound(&self, name: &str) -> bool {
+        self.index(name).is_some_and(|i| self.rows[i].lower_bound)
     }
 
     /// `a` against `b` at the ordering threshold and equivalence `tolerance`.
@@ -267,14 +444,8 @@ impl Design {
     /// the 95% interval of its own scatter (the blocks' shared part left
     /// out: it falls on every row alike and cancels from every comparison).
     pub fn level(&self, name: &str) -> Option<(f64, f64, f64)> {
-        let row = &self.rows[self.index(name)?];
-        let logs: Vec<f64> = row.logs.iter().flatten().copied().collect();
-        if logs.is_empty() {
-            return None;
-        }
-        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
-        let half = t975(row.df.floor().max(1.0) as usize) * (row.var / logs.len() as f64).sqrt();
-        Some((mean.exp(), (mean - half).exp(), (mean + half).exp()))
+        let m = self.mean(name)?;
+        Some((m.ratio(), m.lo(), m.hi()))
     }
 
     /// A row's variance of one measurement's logarithm after moderation.

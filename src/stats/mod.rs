@@ -6,7 +6,8 @@
 //! its hot path and merges them after its workers join; `concur merge`
 //! merges them across processes and machines from the JSON the generator
 //! writes. And of verdicts over runs: intervals from few repeats
-//! (`interval`, on the quantiles of `quantile`), the machine's noise floor (`noise`), and what they allow
+//! (`interval`, on the quantiles of `quantile`), the machine's noise floor (`noise`), block designs
+//! that take the variance from a run's own rounds (`blocks`), many tests at once (`multiple`), and what they allow
 //! one to say (`verdict`), used alike by `concur compare` and the report.
 
 pub mod blocks;
@@ -14,6 +15,7 @@ mod censored;
 mod errors;
 mod histogram;
 pub mod interval;
+pub mod multiple;
 pub mod noise;
 pub mod quantile;
 pub mod slope;
