@@ -146,22 +146,26 @@ fn sweep(store: &Store, run: &RunInfo, plan: &Plan, root: &Path, implementations
     let searched = store.ended_searches(run.id)?;
     let held = store.ended_held_searches(run.id)?;
     let mut ready: BTreeMap<&str, &Implementation> = BTreeMap::new();
-    for imp in implementations.iter().filter(|i| plan.implementations.iter().any(|n| n == i.name())) {
-        let has_points = pending.iter().any(|p| p.implementation == imp.name())
-            || plan.searches.iter().any(|s| s.implementation == imp.name() && !searched.contains(&s.key))
-            || plan.held.iter().any(|s| s.implementation == imp.name() && !held.contains(&s.key));
-        if !has_points && done.iter().any(|k| k.starts_with(&format!("{}/", imp.name()))) {
-            continue;
-        }
-        let record = prepare::prepare(root, imp, plan, log_dir);
-        if crate::host::interrupt::stopping() {
-            // A check cut short by the signal says nothing about the implementation.
-            return Ok(RunStatus::Interrupted);
-        }
+    let unprepared: Vec<&Implementation> = implementations
+        .iter()
+        .filter(|i| plan.implementations.iter().any(|n| n == i.name()))
+        .filter(|imp| {
+            let has_points = pending.iter().any(|p| p.implementation == imp.name())
+                || plan.searches.iter().any(|s| s.implementation == imp.name() && !searched.contains(&s.key))
+                || plan.held.iter().any(|s| s.implementation == imp.name() && !held.contains(&s.key));
+            has_points || !done.iter().any(|k| k.starts_with(&format!("{}/", imp.name())))
+        })
+        .collect();
+    for (imp, record) in unprepared.iter().zip(prepare::prepare_all(root, &unprepared, plan, log_dir)) {
+        // Every record finished before a stop is kept; a check cut short by the signal says nothing.
+        let Some(record) = record else { continue };
         store.put_implementation(run.id, &record)?;
         if record.status.measured() {
             ready.insert(imp.name(), imp);
         }
+    }
+    if crate::host::interrupt::stopping() {
+        return Ok(RunStatus::Interrupted);
     }
     let todo: Vec<&PointSpec> = pending.into_iter().filter(|p| ready.contains_key(p.implementation.as_str())).collect();
     // Dropped when the sweep ends, however it ends: the cluster stops with it.

@@ -5,69 +5,122 @@
 //! whose only failures are declared in its manifest's `[known_failures]` is
 //! measured, and those failures go to the database with it, so the report
 //! shows them beside its numbers.
+//!
+//! The builds run one at a time (two builds of one toolchain may share a
+//! cache or a folder: `server::lanes`), the verifications [`AT_ONCE`] at a
+//! time: most of a verification is waiting on the server's timers (the
+//! delayed page, the long polls: 7 of its 10-13 s), every check bounds a
+//! time from below or generously from above, and the run gives its servers
+//! no database, whose statistics (`pg_stat_statements`) two verifications
+//! would share. Each prints its lines when it ends, whole.
 
 use super::spec::Plan;
+use crate::host::interrupt;
 use crate::impls::{Availability, Implementation};
-use crate::server::{self, BuildOutput};
+use crate::server::{self, BuildOutput, Built};
 use crate::store::{ImplRecord, ImplStatus, KnownFailure};
 use crate::verify::{self, Status};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// Readies one implementation; prints one line of progress and any failing check.
-pub fn prepare(root: &Path, imp: &Implementation, plan: &Plan, log_dir: &Path) -> ImplRecord {
-    let record = |status, reason: Option<String>, version: String| ImplRecord {
-        name: imp.name().to_string(),
-        status,
-        reason,
-        version,
-        manifest: imp.manifest.clone(),
-        known_failures: vec![],
-    };
+/// Verifications at once: 18 took 3 min 47 s one at a time in the make bench of bfd7af8.
+pub const AT_ONCE: usize = 2;
+
+/// Readies `imps`, in their order: the record of each, until a stop was
+/// asked for (`None` from there on: a check cut short by the signal says
+/// nothing about the implementation).
+pub fn prepare_all(root: &Path, imps: &[&Implementation], plan: &Plan, log_dir: &Path) -> Vec<Option<ImplRecord>> {
+    let mut records: Vec<Option<ImplRecord>> = imps.iter().map(|_| None).collect();
+    let mut to_verify = Vec::new();
+    for (i, imp) in imps.iter().enumerate() {
+        let built = build(imp, plan, log_dir);
+        if interrupt::stopping() {
+            return records;
+        }
+        match built {
+            None => to_verify.push(i),
+            ended => records[i] = ended,
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..AT_ONCE.min(to_verify.len()) {
+            s.spawn(|| {
+                while let Some(&i) = to_verify.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    if interrupt::stopping() {
+                        return;
+                    }
+                    let (record, lines) = verify_one(root, imps[i], plan);
+                    if interrupt::stopping() {
+                        return;
+                    }
+                    print!("{lines}");
+                    done.lock().unwrap_or_else(|e| e.into_inner()).push((i, record));
+                }
+            });
+        }
+    });
+    for (i, record) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        records[i] = Some(record);
+    }
+    records
+}
+
+fn record(imp: &Implementation, status: ImplStatus, reason: Option<String>, version: String) -> ImplRecord {
+    ImplRecord { name: imp.name().to_string(), status, reason, version, manifest: imp.manifest.clone(), known_failures: vec![] }
+}
+
+/// Builds one implementation; `Some` is its record when that ends it: a
+/// missing toolchain, a failed build, or a plan that measures unverified
+/// (`--no-verify`), whose record says so. `None`: built, to be verified.
+fn build(imp: &Implementation, plan: &Plan, log_dir: &Path) -> Option<ImplRecord> {
     if let Availability::Missing(why) = imp.availability() {
         println!("{}: not measured: {why}", imp.name());
-        return record(ImplStatus::Unavailable, Some(why), String::new());
+        return Some(record(imp, ImplStatus::Unavailable, Some(why), String::new()));
     }
-    let version = imp.version();
-    if !plan.verify {
-        let log = log_dir.join(format!("build-{}.log", imp.name()));
-        return match server::build(imp, &BuildOutput::Log(log)) {
-            Ok(_) => record(ImplStatus::Unverified, Some("measured without `concur verify` (--no-verify)".into()), version),
-            Err(e) => {
-                println!("{}: build FAILED: {e:#}", imp.name());
-                record(ImplStatus::Failed, Some(format!("{e:#}")), version)
-            }
-        };
-    }
-    let cores = plan.points.iter().filter(|p| p.implementation == imp.name()).map(|p| p.cores).max().unwrap_or(1);
-    println!("{}: building and verifying at CONCUR_CORES={cores} …", imp.name());
+    let log = log_dir.join(format!("build-{}.log", imp.name()));
     let started = Instant::now();
-    // Failures are printed after the whole verification, so that one cut short by Ctrl-C is never shown.
+    match server::build(imp, &BuildOutput::Log(log)) {
+        Ok(Built::Ran) => println!("{}: built in {:.1} s", imp.name(), started.elapsed().as_secs_f64()),
+        Ok(Built::UpToDate) => {}
+        Err(e) => {
+            println!("{}: build FAILED: {e:#}", imp.name());
+            return Some(record(imp, ImplStatus::Failed, Some(format!("{e:#}")), imp.version()));
+        }
+    }
+    (!plan.verify).then(|| record(imp, ImplStatus::Unverified, Some("measured without `concur verify` (--no-verify)".into()), imp.version()))
+}
+
+/// Verifies one built implementation: its record, and the lines to print
+/// (any failing check, then how it ended).
+fn verify_one(root: &Path, imp: &Implementation, plan: &Plan) -> (ImplRecord, String) {
+    let version = imp.version();
+    let cores = plan.points.iter().filter(|p| p.implementation == imp.name()).map(|p| p.cores).max().unwrap_or(1);
+    println!("{}: verifying at CONCUR_CORES={cores} …", imp.name());
+    let started = Instant::now();
     // The fault routes are not checked: no scenario of a run asks for them yet.
     let report = verify::verify_impl(imp, root, cores, None, verify::FaultPass::Absent, None, |_| {});
-    if crate::host::interrupt::stopping() {
-        return record(ImplStatus::Failed, Some("interrupted during verification".into()), version);
-    }
-    for o in report.outcomes.iter().filter(|o| matches!(o.status, Status::Fail | Status::Known)) {
-        verify::print_outcome(o);
-    }
+    let mut lines: String = report.outcomes.iter().filter(|o| matches!(o.status, Status::Fail | Status::Known)).map(verify::outcome_text).collect();
     let secs = started.elapsed().as_secs();
     if report.passed() {
         let warns = report.count(Status::Warn);
         let warned = if warns > 0 { format!(" ({warns} warning(s); `concur verify {}` shows them)", imp.name()) } else { String::new() };
         let known = report.count(Status::Known);
         let known_note = if known > 0 { format!(", {known} failed as its concur.toml declares ([known_failures])") } else { String::new() };
-        println!("{}: verified at CONCUR_CORES={cores}: {} checks passed{warned}{known_note} in {secs} s", imp.name(), report.count(Status::Pass) + warns);
-        let mut verified = record(ImplStatus::Verified, None, version);
+        lines += &format!("{}: verified at CONCUR_CORES={cores}: {} checks passed{warned}{known_note} in {secs} s\n", imp.name(), report.count(Status::Pass) + warns);
+        let mut verified = record(imp, ImplStatus::Verified, None, version);
         verified.known_failures = known_failures(&report);
-        return verified;
+        return (verified, lines);
     }
     let reason = report.error.clone().unwrap_or_else(|| {
         let failed: Vec<String> = report.outcomes.iter().filter(|o| o.status == Status::Fail).map(|o| format!("{}: {}", o.id, o.detail)).collect();
         format!("`concur verify` failed {} check(s) at CONCUR_CORES={cores}: {}", failed.len(), failed.join("; "))
     });
-    println!("{}: not measured: {}", imp.name(), reason.lines().next().unwrap_or(""));
-    record(ImplStatus::Failed, Some(reason), version)
+    lines += &format!("{}: not measured: {}\n", imp.name(), reason.lines().next().unwrap_or(""));
+    (record(imp, ImplStatus::Failed, Some(reason), version), lines)
 }
 
 /// The declared failures of a passed verification, as the database keeps them.

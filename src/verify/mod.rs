@@ -340,23 +340,29 @@ pub fn parse_url(url: &str) -> Result<SocketAddr> {
 
 /// One check's line as `concur verify` prints it (and `concur run` for the failed and known ones).
 pub fn print_outcome(o: &Outcome) {
+    print!("{}", outcome_text(o));
+}
+
+/// An outcome as its lines: the check, its time or what failed, and a declared failure's reason.
+pub fn outcome_text(o: &Outcome) -> String {
     let tag = match o.status {
         Status::Pass => "pass",
         Status::Warn => "warn",
         Status::Fail => "FAIL",
         Status::Known => "known",
     };
-    match (o.status, o.detail.is_empty()) {
-        (Status::Known, _) => println!("  {tag:<5} {:<20} ({} ms)  {}", o.id, o.millis, o.detail),
-        (_, true) => println!("  {tag:<5} {:<20} ({} ms)", o.id, o.millis),
-        (_, false) => println!("  {tag:<5} {:<20} {}", o.id, o.detail),
-    }
+    let mut text = match (o.status, o.detail.is_empty()) {
+        (Status::Known, _) => format!("  {tag:<5} {:<20} ({} ms)  {}\n", o.id, o.millis, o.detail),
+        (_, true) => format!("  {tag:<5} {:<20} ({} ms)\n", o.id, o.millis),
+        (_, false) => format!("  {tag:<5} {:<20} {}\n", o.id, o.detail),
+    };
     match (&o.declared, o.status) {
-        (Some(reason), Status::Known) => println!("        declared: {reason}"),
+        (Some(reason), Status::Known) => text += &format!("        declared: {reason}\n"),
         // Not an error: a runtime's limit may show only at some core counts or under some timing.
-        (Some(_), _) => println!("        note: concur.toml declares this a known failure, but it did not fail this time"),
+        (Some(_), _) => text += "        note: concur.toml declares this a known failure, but it did not fail this time\n",
         (None, _) => {}
     }
+    text
 }
 
 fn finish(reports: &[Report], json: Option<&Path>) -> Result<ExitCode> {
