@@ -55,3 +55,51 @@ fn a_server_that_never_serves_again_is_said_so_and_the_next_fault_still_measured
     // Started afresh for the spin.
     assert_eq!(r.trials[1].faulting_client, "200", "{:?}", r.trials[1]);
 }
+
+#[test]
+fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    fake_repo::write_fake(root.path(), "--panic-exits");
+    let db = root.path().join("results/concur.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    crate::results::write_db(&db);
+    let _alone = fake_repo::measuring();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
+        .args(["faults", "fake", "--cores", "1", "--rate", "100", "--before", "300ms", "--after", "1500ms", "--spin-ms", "200", "--db"])
+        .arg(&db)
+        .arg("--root")
+        .arg(root.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains(" finished: 1 implementation(s) × core count(s) in "), "{said}");
+    let store = concur::store::Store::open(&db).unwrap();
+    let id = store.latest_faults_run_id().unwrap().expect("a faults run");
+    let stored = store.faults(id).unwrap();
+    let [fake] = &stored[..] else { panic!("{stored:?}") };
+    let kinds: Vec<&str> = fake.trials.iter().map(|t| t.fault.as_str()).collect();
+    assert_eq!((fake.name.as_str(), fake.cores, kinds), ("fake", 1, vec!["panic", "spin 200 ms", "kill -9"]));
+    assert_eq!(fake.trials[0].restarted_by.as_deref(), Some("concur (as a process supervisor)"), "{:?}", fake.trials[0]);
+    assert_eq!(store.load_run(id).unwrap().run.profile, "faults");
+    // The report of the points' run shows the newest faults run beside it.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let report = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
+        .args(["report", "--run", "1", "--db"])
+        .arg(&db)
+        .arg("-o")
+        .arg(elsewhere.path().join("report"))
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    let md = std::fs::read_to_string(elsewhere.path().join("report/summary.md")).unwrap();
+    assert!(md.contains(&format!("## When things go wrong (faults run {id}, ")), "{md}");
+    assert_eq!(md.matches("| fake | 1 | ").count(), 4, "a start-up and three faults: {md}");
+    assert!(md.contains("| concur (as a process supervisor) |"), "{md}");
+    let html = std::fs::read_to_string(elsewhere.path().join("report/index.html")).unwrap();
+    assert!(html.contains("When things go wrong"), "the section is in index.html and its contents");
+}

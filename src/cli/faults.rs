@@ -33,12 +33,15 @@ pub struct FaultsArgs {
     /// Write the results as JSON to this file
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Results database [default: results/concur.db in the repository]
+    #[arg(long)]
+    pub db: Option<PathBuf>,
 }
 
 impl FaultsArgs {
     pub fn run(self) -> Result<ExitCode> {
         anyhow::ensure!(self.rate > 0.0 && self.rate.is_finite(), "--rate {}: give requests per second above 0 (e.g. --rate 200)", self.rate);
         let settings = Settings { rate: self.rate, before: self.before, after: self.after, spin_ms: self.spin_ms, ..Settings::default() };
-        faults::faults_command(self.root.get(), &self.names, &self.cores, &settings, self.json.as_deref())
+        faults::faults_command(self.root.get(), self.db.as_deref(), &self.names, &self.cores, &settings, self.json.as_deref())
     }
 }

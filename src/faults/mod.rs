@@ -6,7 +6,8 @@
 //! never yields, and a SIGKILL of one worker (or of the only process). What
 //! the faulting client received, how long nobody was served, how long the
 //! others waited, what the load lost, and who started the server again are
-//! kept. Where the runtime has no supervisor of its own and the process
+//! stored in the results database (`store::faults`), one implementation at a
+//! time, as a run of profile `faults` that `concur report` shows. Where the runtime has no supervisor of its own and the process
 //! died, concur starts it again as a process supervisor would (systemd's
 //! `Restart=always`, killing what was left of its group first) and says so.
 
@@ -16,8 +17,8 @@ use crate::host::procstat::{sample_group, serving_port, tree};
 use crate::impls::Implementation;
 use crate::load::{self, Control, LoadPlan, StopAt};
 use crate::server::{self, Launch, Server};
+pub use crate::store::faults::{ImplFaults, StartUp, Trial};
 use anyhow::{Context, Result};
-use serde::Serialize;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -72,49 +73,6 @@ impl Default for Settings {
             start_timeout: Duration::from_secs(60),
         }
     }
-}
-
-/// From exec to the first `GET /` answered 200, and the server's memory then.
-#[derive(Debug, Clone, Serialize)]
-pub struct StartUp {
-    pub ready_ms: f64,
-    pub rss_bytes: u64,
-}
-
-/// What one fault did.
-#[derive(Debug, Clone, Serialize)]
-pub struct Trial {
-    pub fault: String,
-    /// What the client that set it off received: `500`, `connection closed`, `no answer within 15 s`;
-    /// for a kill, which process was killed.
-    pub faulting_client: String,
-    /// How long the fault's own request took (the spin's, the panic's).
-    pub faulting_ms: Option<f64>,
-    /// From the first probe that failed to the first answered after the last failure; 0: every
-    /// probe was answered; `None`: not serving again when the trial ended.
-    pub outage_ms: Option<f64>,
-    /// The longest a probe sent after the fault waited for its answer (a stall of the others).
-    pub stall_ms: f64,
-    pub probes: u64,
-    pub probes_failed: u64,
-    /// Who started a process again: `concur (as a process supervisor)`, `its own supervisor`; `None`: nobody had to.
-    pub restarted_by: Option<String>,
-    /// The load beside it: answered, failed, left unanswered.
-    pub load_requests: u64,
-    pub load_errors: u64,
-    pub load_unfinished: u64,
-    /// The load's p99 and slowest answer over the trial, in milliseconds.
-    pub load_p99_ms: f64,
-    pub load_max_ms: f64,
-}
-
-/// The faults of one implementation at one core count.
-#[derive(Debug, Clone, Serialize)]
-pub struct ImplFaults {
-    pub name: String,
-    pub cores: u32,
-    pub start_up: StartUp,
-    pub trials: Vec<Trial>,
 }
 
 /// A server that concur starts again when its process exits, as a process supervisor would.
@@ -294,8 +252,9 @@ fn kill_one(leader: i32, port: u16) -> String {
 }
 
 /// `concur faults`: each of `names` (none: every HTTP implementation whose toolchain is present)
-/// at each of `cores`, printed as it goes and written to `json` when given.
-pub fn faults_command(root: Option<&Path>, names: &[String], cores: &[u32], settings: &Settings, json: Option<&Path>) -> Result<std::process::ExitCode> {
+/// at each of `cores`, printed as it goes, stored as it ends in the results database `db` (none:
+/// the repository's) as a run of profile `faults`, and written to `json` when given.
+pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], cores: &[u32], settings: &Settings, json: Option<&Path>) -> Result<std::process::ExitCode> {
     // Before any thread: every server started from here on carries the mark the guard kills by.
     crate::host::guard::mark_children();
     let root = crate::impls::find_root(root)?;
@@ -304,9 +263,11 @@ pub fn faults_command(root: Option<&Path>, names: &[String], cores: &[u32], sett
     let all = crate::impls::discover(&root)?;
     let chosen = crate::impls::select(&all, "http", names)?;
     let faults = [Fault::Panic, Fault::Spin { ms: settings.spin_ms }, Fault::Kill];
+    let (db, store) = crate::store::sweep::open(&root, db)?;
+    let run_id = open_run(&store, &root, &chosen, cores, settings)?;
     let mut results = Vec::new();
     let mut failed = false;
-    for imp in &chosen {
+    'all: for imp in &chosen {
         if let crate::impls::Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
             continue;
@@ -319,9 +280,15 @@ pub fn faults_command(root: Option<&Path>, names: &[String], cores: &[u32], sett
         }
         for &cores in cores {
             let log = std::env::temp_dir().join(format!("concur-faults-{}-{cores}-{}.log", imp.name(), std::process::id()));
-            match measure(imp, &root, cores, &faults, settings, log) {
+            let measured = measure(imp, &root, cores, &faults, settings, log);
+            if crate::host::interrupt::stopping() {
+                // Trials cut short by the signal say nothing; every implementation finished is kept.
+                break 'all;
+            }
+            match measured {
                 Ok(r) => {
                     print_faults(&r);
+                    store.insert_faults(run_id, &r)?;
                     results.push(r);
                 }
                 Err(e) => {
@@ -329,16 +296,37 @@ pub fn faults_command(root: Option<&Path>, names: &[String], cores: &[u32], sett
                     failed = true;
                 }
             }
-            if crate::host::interrupt::stopping() {
-                break;
-            }
         }
     }
+    let status = if crate::host::interrupt::stopping() { crate::store::RunStatus::Interrupted } else { crate::store::RunStatus::Finished };
+    store.end_run(run_id, status)?;
+    println!("faults run {run_id} {}: {} implementation(s) × core count(s) in {}; write the report with: concur report", status.as_str(), results.len(), db.display());
     if let Some(path) = json {
         std::fs::write(path, serde_json::to_string_pretty(&results)?).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(if failed { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS })
 }
+
+/// The run the trials are stored in: profile `faults`, its settings as the plan.
+fn open_run(store: &crate::store::Store, root: &Path, chosen: &[Implementation], cores: &[u32], settings: &Settings) -> Result<i64> {
+    let present: Vec<&Implementation> = chosen.iter().filter(|i| i.availability() == crate::impls::Availability::Present).collect();
+    let plan = serde_json::json!({
+        "implementations": present.iter().map(|i| i.name()).collect::<Vec<_>>(),
+        "cores": cores,
+        "rate": settings.rate,
+        "before_s": settings.before.as_secs_f64(),
+        "after_s": settings.after.as_secs_f64(),
+        "spin_ms": settings.spin_ms,
+        "probe_every_ms": settings.probe_every.as_secs_f64() * 1000.0,
+    });
+    let key = format!("faults:{:016x}", crate::host::digest::fnv1a(&plan.to_string()));
+    let environment = crate::host::env::capture(root, crate::impls::toolchains(&present), crate::host::affinity::available().len());
+    let run = crate::store::RunInfo::starting(PROFILE.into(), key, plan, environment, Vec::new());
+    store.insert_run(&run)
+}
+
+/// The profile name of a faults run in the results database.
+pub const PROFILE: &str = "faults";
 
 fn print_faults(r: &ImplFaults) {
     println!("== {} (CONCUR_CORES={}): ready in {:.0} ms, {:.1} MiB", r.name, r.cores, r.start_up.ready_ms, r.start_up.rss_bytes as f64 / 1048576.0);

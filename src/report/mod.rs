@@ -7,7 +7,8 @@
 //! context, and rendered twice (`html` with its `contents`, `markdown`).
 //! `capacity` adds the section of the run's capacity searches (`--slo`),
 //! `held` that of its clients-held searches (`[held]`),
-//! `findings` the verdicts on the source studies' claims (spec/FINDINGS.md).
+//! `findings` the verdicts on the source studies' claims (spec/FINDINGS.md),
+//! `faults` what the newest `concur faults` run measured (spec/FAULTS.md).
 //! `compare` sets two runs side by side, point by point; `generators` sets
 //! `concur load`'s and Locust's numbers for the same points side by side.
 //! `export` writes the run's points as JSON or CSV for other tools
@@ -22,6 +23,7 @@ mod database;
 mod document;
 mod dots;
 pub mod export;
+mod faults;
 mod features;
 mod findings;
 mod generators;
@@ -106,6 +108,7 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     let rendered = append(render_with(data, counterparts, floor), capacity::section(&store, id)?);
     let rendered = append(rendered, held::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;
+    let rendered = faults::append(rendered, &store)?;
     // The claims live in the repository; a report written outside one has no section on them.
     let rendered = match find_root() {
         Ok(repo) => findings::append(rendered, &store, id, &repo)?,

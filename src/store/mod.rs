@@ -5,6 +5,7 @@
 //! the mapping between rows and the plain records of [`types`].
 
 pub mod capacity;
+pub mod faults;
 pub mod held;
 pub mod micro;
 pub mod noise;

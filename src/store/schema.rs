@@ -27,6 +27,7 @@ pub const MIGRATIONS: &[&str] = &[
     SERVER_FROM,
     super::held::ACCEPT_MIGRATION,
     super::held::CEILING_MIGRATION,
+    super::faults::MIGRATION,
 ];
 
 const V1: &str = "
@@ -215,6 +216,7 @@ const UNDO: &[&str] = &[
      ALTER TABLE held_searches DROP COLUMN by_arrival;",
     "ALTER TABLE held_searches DROP COLUMN accept_low; ALTER TABLE held_searches DROP COLUMN accept_high; \
      ALTER TABLE held_searches DROP COLUMN ceiling_clients; ALTER TABLE held_searches DROP COLUMN ceiling_limit;",
+    "DROP TABLE fault_trials; DROP TABLE fault_results;",
 ];
 
 /// Turns a file at the latest version into what a concur of `version` (4 or later) left.

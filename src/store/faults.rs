@@ -1,0 +1,210 @@
+//! `concur faults`' tables (spec/FAULTS.md): one row per implementation and
+//! core count in `fault_results` (its start-up), and one per fault set off
+//! in `fault_trials`, in the order they ran. A faults run is an ordinary row
+//! of `runs` (profile `faults`), so it carries the machine's environment; it
+//! has no `points`. Each implementation's rows are written in one
+//! transaction when its trials end, so an interrupted run keeps every
+//! implementation finished.
+
+use super::Store;
+use anyhow::Result;
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+/// The migration creating the faults tables; appended to `schema::MIGRATIONS`.
+pub const MIGRATION: &str = "
+CREATE TABLE fault_results (
+    run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    implementation TEXT NOT NULL,
+    cores          INTEGER NOT NULL,
+    ready_ms       REAL NOT NULL,
+    rss_bytes      INTEGER NOT NULL,
+    PRIMARY KEY (run_id, implementation, cores)
+);
+CREATE TABLE fault_trials (
+    run_id          INTEGER NOT NULL,
+    implementation  TEXT NOT NULL,
+    cores           INTEGER NOT NULL,
+    seq             INTEGER NOT NULL,
+    fault           TEXT NOT NULL,
+    faulting_client TEXT NOT NULL,
+    faulting_ms     REAL,
+    outage_ms       REAL,
+    stall_ms        REAL NOT NULL,
+    probes          INTEGER NOT NULL,
+    probes_failed   INTEGER NOT NULL,
+    restarted_by    TEXT,
+    load_requests   INTEGER NOT NULL,
+    load_errors     INTEGER NOT NULL,
+    load_unfinished INTEGER NOT NULL,
+    load_p99_ms     REAL NOT NULL,
+    load_max_ms     REAL NOT NULL,
+    PRIMARY KEY (run_id, implementation, cores, seq),
+    FOREIGN KEY (run_id, implementation, cores) REFERENCES fault_results (run_id, implementation, cores) ON DELETE CASCADE
+);
+";
+
+/// From exec to the first `GET /` answered 200, and the server's memory then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartUp {
+    pub ready_ms: f64,
+    pub rss_bytes: u64,
+}
+
+/// What one fault did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    pub fault: String,
+    /// What the client that set it off received: `500`, `connection closed`, `no answer within 15 s`;
+    /// for a kill, which process was killed.
+    pub faulting_client: String,
+    /// How long the fault's own request took (the spin's, the panic's).
+    pub faulting_ms: Option<f64>,
+    /// From the first probe that failed to the first answered after the last failure; 0: every
+    /// probe was answered; `None`: not serving again when the trial ended.
+    pub outage_ms: Option<f64>,
+    /// The longest a probe sent after the fault waited for its answer (a stall of the others).
+    pub stall_ms: f64,
+    pub probes: u64,
+    pub probes_failed: u64,
+    /// Who started a process again: `concur (as a process supervisor)`, `its own supervisor`; `None`: nobody had to.
+    pub restarted_by: Option<String>,
+    /// The load beside it: answered, failed, left unanswered.
+    pub load_requests: u64,
+    pub load_errors: u64,
+    pub load_unfinished: u64,
+    /// The load's p99 and slowest answer over the trial, in milliseconds.
+    pub load_p99_ms: f64,
+    pub load_max_ms: f64,
+}
+
+/// The faults of one implementation at one core count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImplFaults {
+    pub name: String,
+    pub cores: u32,
+    pub start_up: StartUp,
+    pub trials: Vec<Trial>,
+}
+
+impl Store {
+    /// Records one implementation's start-up and trials in run `run_id`, all or nothing.
+    pub fn insert_faults(&self, run_id: i64, f: &ImplFaults) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "INSERT INTO fault_results (run_id, implementation, cores, ready_ms, rss_bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![run_id, f.name, f.cores, f.start_up.ready_ms, f.start_up.rss_bytes as i64],
+        )?;
+        for (seq, t) in f.trials.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO fault_trials (run_id, implementation, cores, seq, fault, faulting_client, faulting_ms, outage_ms, stall_ms, probes,
+                                           probes_failed, restarted_by, load_requests, load_errors, load_unfinished, load_p99_ms, load_max_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                params![
+                    run_id,
+                    f.name,
+                    f.cores,
+                    seq as i64,
+                    t.fault,
+                    t.faulting_client,
+                    t.faulting_ms,
+                    t.outage_ms,
+                    t.stall_ms,
+                    t.probes as i64,
+                    t.probes_failed as i64,
+                    t.restarted_by,
+                    t.load_requests as i64,
+                    t.load_errors as i64,
+                    t.load_unfinished as i64,
+                    t.load_p99_ms,
+                    t.load_max_ms
+                ],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Every implementation's faults in run `run_id`, by name then cores, each's trials in the order they ran.
+    pub fn faults(&self, run_id: i64) -> Result<Vec<ImplFaults>> {
+        let mut stmt = self.conn.prepare("SELECT implementation, cores, ready_ms, rss_bytes FROM fault_results WHERE run_id = ?1 ORDER BY implementation, cores")?;
+        let mut out: Vec<ImplFaults> = stmt
+            .query_map(params![run_id], |r| {
+                Ok(ImplFaults {
+                    name: r.get(0)?,
+                    cores: r.get(1)?,
+                    start_up: StartUp { ready_ms: r.get(2)?, rss_bytes: r.get::<_, i64>(3)?.max(0) as u64 },
+                    trials: Vec::new(),
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut stmt = self.conn.prepare(
+            "SELECT fault, faulting_client, faulting_ms, outage_ms, stall_ms, probes, probes_failed, restarted_by, load_requests, load_errors,
+                    load_unfinished, load_p99_ms, load_max_ms
+             FROM fault_trials WHERE run_id = ?1 AND implementation = ?2 AND cores = ?3 ORDER BY seq",
+        )?;
+        let count = |v: i64| v.max(0) as u64;
+        for f in &mut out {
+            f.trials = stmt
+                .query_map(params![run_id, f.name, f.cores], |r| {
+                    Ok(Trial {
+                        fault: r.get(0)?,
+                        faulting_client: r.get(1)?,
+                        faulting_ms: r.get(2)?,
+                        outage_ms: r.get(3)?,
+                        stall_ms: r.get(4)?,
+                        probes: count(r.get(5)?),
+                        probes_failed: count(r.get(6)?),
+                        restarted_by: r.get(7)?,
+                        load_requests: count(r.get(8)?),
+                        load_errors: count(r.get(9)?),
+                        load_unfinished: count(r.get(10)?),
+                        load_p99_ms: r.get(11)?,
+                        load_max_ms: r.get(12)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+        }
+        Ok(out)
+    }
+
+    /// The newest run that holds faults, if any.
+    pub fn latest_faults_run_id(&self) -> Result<Option<i64>> {
+        Ok(self.conn.query_row("SELECT max(run_id) FROM fault_results", [], |r| r.get(0)).optional()?.flatten())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Environment, RunInfo};
+
+    #[test]
+    fn faults_are_stored_and_read_back_in_the_order_they_ran() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("concur.db")).unwrap();
+        let run = store.insert_run(&RunInfo::starting("faults".into(), "k".into(), serde_json::json!({}), Environment::default(), vec![])).unwrap();
+        assert_eq!(store.latest_faults_run_id().unwrap(), None);
+        let trial = |fault: &str, outage: Option<f64>, by: Option<&str>| Trial {
+            fault: fault.into(),
+            faulting_client: "500".into(),
+            faulting_ms: Some(3.5),
+            outage_ms: outage,
+            stall_ms: 21.0,
+            probes: 400,
+            probes_failed: 2,
+            restarted_by: by.map(str::to_string),
+            load_requests: 990,
+            load_errors: 3,
+            load_unfinished: 1,
+            load_p99_ms: 4.2,
+            load_max_ms: 30.0,
+        };
+        let go = ImplFaults { name: "go".into(), cores: 1, start_up: StartUp { ready_ms: 12.0, rss_bytes: 9 << 20 }, trials: vec![trial("panic", Some(0.0), None), trial("kill -9", None, Some("concur (as a process supervisor)"))] };
+        let bun = ImplFaults { name: "bun".into(), cores: 2, start_up: StartUp { ready_ms: 60.0, rss_bytes: 40 << 20 }, trials: vec![trial("spin 1000 ms", Some(0.0), None)] };
+        store.insert_faults(run, &go).unwrap();
+        store.insert_faults(run, &bun).unwrap();
+        assert_eq!(store.faults(run).unwrap(), [bun, go]);
+        assert_eq!(store.latest_faults_run_id().unwrap(), Some(run));
+    }
+}
