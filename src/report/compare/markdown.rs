@@ -59,7 +59,8 @@ fn how(c: &Comparison) -> String {
          of time on the machine. With one repeat in each run, the spread is that of its seconds (¹), and for p99, which has no \
          per-second values, the floor's alone (²). faster or slower: the interval lies entirely on one side of 0 (for p99 latency a \
          drop is faster); within noise: it holds 0 and is no wider than twice the floor's part; cannot tell: it holds 0 but the \
-         repeats scatter wider (or a value is 0), so more repeats may decide.",
+         repeats scatter wider (or a value is 0), so more repeats may decide, or a run has one repeat of the point, which gives no \
+         verdict (its one measurement holds none of the variance between runs; the interval is shown).",
         c.coverage * 100.0,
         c.floor.describe()
     )

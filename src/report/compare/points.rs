@@ -112,9 +112,13 @@ pub fn throughput_sample(repeats: &[&PointRecord]) -> Sample {
     s
 }
 
-/// The change from `a` to `b`; `higher_is_better` for throughput, not for latency.
+/// The change from `a` to `b`; `higher_is_better` for throughput, not for latency. A run
+/// with a single repeat of the point gives no verdict (cannot tell): its one measurement holds
+/// none of the variance between runs that a change must stand out from, and only an assumed
+/// floor would stand in for it (issue 37); the ratio and its interval are still shown.
 pub fn change(a: &Sample, b: &Sample, floor: Floor, higher_is_better: bool) -> Change {
     let ratio = interval::ratio(a, b, floor);
+    let verdict = if a.values.len() < 2 || b.values.len() < 2 { verdict::Verdict::CannotTell } else { verdict::verdict(ratio.as_ref(), higher_is_better) };
     Change {
         a_median: median_of(&a.values),
         b_median: median_of(&b.values),
@@ -124,7 +128,7 @@ pub fn change(a: &Sample, b: &Sample, floor: Floor, higher_is_better: bool) -> C
         ratio_low: ratio.map(|r| r.lo),
         ratio_high: ratio.map(|r| r.hi),
         basis: ratio.map(|r| r.basis),
-        verdict: verdict::verdict(ratio.as_ref(), higher_is_better),
+        verdict,
     }
 }
 
@@ -155,6 +159,17 @@ mod tests {
         // The issue's A/A case: both runs tight inside, the second 10% faster as a whole.
         let c = change(&s(&[70_000.0, 70_500.0]), &s(&[77_000.0, 77_400.0]), floor(0.08), true);
         assert_eq!(c.verdict, Verdict::WithinNoise, "{c:?}");
+    }
+
+    #[test]
+    fn one_repeat_on_either_side_gives_no_verdict_but_its_interval() {
+        // Half the rate with a quiet floor: decided from three repeats each, not from one.
+        let one = Sample::new(vec![5_000.0], vec![5_000.0, 5_010.0, 4_990.0]);
+        let c = change(&s(&[10_000.0, 10_050.0, 9_990.0]), &one, floor(0.01), true);
+        assert_eq!(c.verdict, Verdict::CannotTell, "{c:?}");
+        assert!(c.ratio_high.is_some_and(|hi| hi < 0.6), "the interval is still shown: {c:?}");
+        assert_eq!(change(&one, &one, floor(0.01), true).verdict, Verdict::CannotTell);
+        assert_eq!(change(&s(&[10_000.0, 10_050.0, 9_990.0]), &s(&[5_000.0, 5_010.0, 4_990.0]), floor(0.01), true).verdict, Verdict::Slower);
     }
 
     #[test]
