@@ -15,7 +15,6 @@ use crate::store::micro::{MicroRecord, MicroStatus, SearchRecord, SearchStop};
 use crate::store::{ImplRecord, PointRecord, RunData, Store};
 use anyhow::Result;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 /// Everything a verdict may read: the HTTP run reported on, the micro run
 /// beside it, and the machine's noise floor.
@@ -53,25 +52,17 @@ pub(crate) struct Measured {
     pub notes: Vec<String>,
 }
 
-/// A block design and what it was fitted to, so that two sides in one design are compared block by block.
-#[derive(Clone)]
+/// A block design and the group it was fitted to, so that two sides of one group are compared block by block.
 pub(crate) struct Grouped {
     pub group: String,
-    pub design: Rc<Design>,
+    pub design: Box<Design>,
     pub row: String,
-}
-
-impl Measured {
-    /// Whether two sides are rows of one design.
-    pub fn same_design(&self, other: &Measured) -> bool {
-        matches!((&self.design, &other.design), (Some(a), Some(b)) if a.group == b.group)
-    }
 }
 
 /// The design of `measurements` (one group's), with the row of `name`.
 fn grouped(group: String, measurements: &[Measurement], name: &str) -> Option<Grouped> {
     let design = blocks::fit(&blocks::rows(measurements)?)?;
-    design.names.iter().any(|n| n == name).then(|| Grouped { group, design: Rc::new(design), row: name.to_string() })
+    design.names.iter().any(|n| n == name).then(|| Grouped { group, design: Box::new(design), row: name.to_string() })
 }
 
 /// Where a side is looked up: the core count and, for a peak, the swept parameter's value.
@@ -248,11 +239,13 @@ fn micro(m: &MicroResults, bench: &str, params: &BTreeMap<String, u64>, sweep: O
     }
     let fixed = |r: &&MicroRecord| params.iter().all(|(k, v)| param(r, k) == Some(*v)) && sweep.is_none_or(|(k, v)| param(r, k) == Some(v));
     let all: Vec<&MicroRecord> = m.results.iter().filter(|r| r.bench == bench && r.implementation == name && r.cores == cores).filter(fixed).collect();
-    let what = || {
+    // The group every implementation with these parameters at these cores shares; this side is `name` in it.
+    let group = {
         let mut p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         p.extend(sweep.map(|(k, v)| format!("{k}={v}")));
-        format!("{name} {bench} {} at {cores} core(s)", p.join(" "))
+        format!("{bench} {} at {cores} core(s)", p.join(" "))
     };
+    let what = || format!("{name} {group}");
     let (ok, failed): (Vec<&MicroRecord>, Vec<&MicroRecord>) = all.iter().partition(|r| r.status == MicroStatus::Ok);
     let mut notes = Vec::new();
     if let Some(f) = failed.first() {
@@ -268,14 +261,14 @@ fn micro(m: &MicroResults, bench: &str, params: &BTreeMap<String, u64>, sweep: O
         return Got::Missing(notes.pop().unwrap_or_else(|| format!("micro run {} has no {} result", m.run_id, what())));
     }
     // The group: every implementation with the same benchmark, parameters and cores, a block a repeat.
-    let group: Vec<Measurement> = m
+    let measurements: Vec<Measurement> = m
         .results
         .iter()
         .filter(|r| r.bench == bench && r.cores == cores && r.status == MicroStatus::Ok)
         .filter(fixed)
         .filter_map(|r| Some(Measurement { row: r.implementation.clone(), block: r.repeat, value: value(&r)?, count: 0, lower_bound: false }))
         .collect();
-    let design = grouped(what().replacen(name, "", 1), &group, name);
+    let design = grouped(group, &measurements, name);
     Got::Measured(Measured { sample: Sample::new(values, Vec::new()), floor: floor.of_throughput(), bounds: None, design, notes })
 }
 

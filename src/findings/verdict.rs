@@ -240,7 +240,7 @@ impl<'a> Judge<'a> {
         }
         // A/B, block by block where both are rows of one design.
         let paired = match (&ma.design, &mb.design) {
-            (Some(ga), Some(gb)) if ma.same_design(&mb) => ga.design.paired(&ga.row, &gb.row).map(|(e, _)| e),
+            (Some(ga), Some(gb)) if ga.group == gb.group => ga.design.paired(&ga.row, &gb.row).map(|(e, _)| e),
             _ => None,
         };
         let d = match paired {

@@ -6,7 +6,7 @@
 //! a run records and its timestamps (`env`), the one Ctrl-C handler
 //! (`interrupt`) and what it means to most commands, progress lines on a terminal
 //! (`progress`), named profile files (`profile`), the user a child runs as
-//! (`user`), durations as people type them (`duration`), and the small
+//! (`user`), work spread over a few threads (`parallel`), durations as people type them (`duration`), and the small
 //! deterministic hashes and sequences results depend on (`digest`). `run`,
 //! `micro`, `load`, `server` and `verify` call it; it calls none of them.
 
@@ -18,6 +18,7 @@ pub mod groups;
 pub mod guard;
 pub mod interrupt;
 pub mod limits;
+pub mod parallel;
 pub mod net;
 pub mod procstat;
 pub mod profile;

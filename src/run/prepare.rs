@@ -15,14 +15,13 @@
 //! would share. Each prints its lines when it ends, whole.
 
 use super::spec::Plan;
-use crate::host::interrupt;
+use crate::host::{interrupt, parallel};
 use crate::impls::{Availability, Implementation};
 use crate::server::{self, BuildOutput, Built};
 use crate::store::{ImplRecord, ImplStatus, KnownFailure};
 use crate::verify::{self, Status};
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Verifications at once: 18 took 3 min 47 s one at a time in the make bench of bfd7af8.
@@ -44,24 +43,19 @@ pub fn prepare_all(root: &Path, imps: &[&Implementation], plan: &Plan, log_dir: 
             ended => records[i] = ended,
         }
     }
-    let next = AtomicUsize::new(0);
     let done = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..AT_ONCE.min(to_verify.len()) {
-            s.spawn(|| {
-                while let Some(&i) = to_verify.get(next.fetch_add(1, Ordering::SeqCst)) {
-                    if interrupt::stopping() {
-                        return;
-                    }
-                    let (record, lines) = verify_one(root, imps[i], plan);
-                    if interrupt::stopping() {
-                        return;
-                    }
-                    print!("{lines}");
-                    done.lock().unwrap_or_else(|e| e.into_inner()).push((i, record));
-                }
-            });
+    parallel::each(to_verify.len(), AT_ONCE, |k| {
+        let i = to_verify[k];
+        if interrupt::stopping() {
+            return false;
         }
+        let (record, lines) = verify_one(root, imps[i], plan);
+        if interrupt::stopping() {
+            return false;
+        }
+        print!("{lines}");
+        done.lock().unwrap_or_else(|e| e.into_inner()).push((i, record));
+        true
     });
     for (i, record) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
         records[i] = Some(record);

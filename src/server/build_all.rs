@@ -7,7 +7,7 @@
 
 use super::build::{BuildOutput, Built, build};
 use super::lanes::lanes;
-use crate::host::interrupt;
+use crate::host::{interrupt, parallel};
 use crate::impls::{self, Availability, Implementation};
 use anyhow::{Context, Result};
 use std::fmt;
@@ -15,7 +15,6 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How one implementation's build ended.
@@ -75,26 +74,20 @@ fn available_by_name(chosen: &[Implementation]) -> Vec<&Implementation> {
 /// line as each build ends. After a signal no build starts, and the one it
 /// cut short is not reported as failed.
 fn run_lanes(lanes: &[Vec<&Implementation>], jobs: usize, log_dir: &Path) -> Vec<Outcome> {
-    let next = AtomicUsize::new(0);
     let ended = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                while let Some(lane) = lanes.get(next.fetch_add(1, Ordering::SeqCst)) {
-                    for imp in lane {
-                        if interrupt::stopping() {
-                            return;
-                        }
-                        let outcome = build_one(imp, log_dir);
-                        if interrupt::stopping() {
-                            return;
-                        }
-                        println!("{}: {outcome}", imp.qualified_name());
-                        ended.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
-                    }
-                }
-            });
+    parallel::each(lanes.len(), jobs, |l| {
+        for imp in &lanes[l] {
+            if interrupt::stopping() {
+                return false;
+            }
+            let outcome = build_one(imp, log_dir);
+            if interrupt::stopping() {
+                return false;
+            }
+            println!("{}: {outcome}", imp.qualified_name());
+            ended.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
         }
+        true
     });
     ended.into_inner().unwrap_or_else(|e| e.into_inner())
 }

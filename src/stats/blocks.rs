@@ -380,7 +380,7 @@ impl Design {
     /// `a` over `b` from their common blocks; `None` when they share none or a name is unknown.
     pub fn difference(&self, a: &str, b: &str) -> Option<Difference> {
         let (e, blocks) = self.paired(a, b)?;
-        Some(Difference { log_ratio: e.log, half: t975(e.df.floor().max(1.0) as usize) * e.var.sqrt(), df: e.df, blocks })
+        Some(Difference { log_ratio: e.log, half: e.half(), df: e.df, blocks })
     }
 
     /// `ln a − ln b` averaged over their common blocks (the blocks' part

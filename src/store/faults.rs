@@ -8,7 +8,7 @@
 
 use super::Store;
 use anyhow::Result;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 /// The migration creating the faults tables; appended to `schema::MIGRATIONS`.
@@ -170,7 +170,7 @@ impl Store {
 
     /// The newest run that holds faults, if any.
     pub fn latest_faults_run_id(&self) -> Result<Option<i64>> {
-        Ok(self.conn.query_row("SELECT max(run_id) FROM fault_results", [], |r| r.get(0)).optional()?.flatten())
+        Ok(self.conn.query_row("SELECT max(run_id) FROM fault_results", [], |r| r.get(0))?)
     }
 }
 
