@@ -132,6 +132,64 @@ impl OnDemand {
     }
 }
 
+/// Clusters for work done a few at a time (`concur verify`, `concur test`):
+/// each piece leases one of its own, started when no idle one is left and
+/// kept for the next piece; so two verifications never share one cluster's
+/// statistics (`pg_stat_statements`, `pg_stat_activity`) or rows. A failure
+/// to start is kept and given to every later lease, so it is tried once.
+#[derive(Debug)]
+pub struct Pool {
+    options: Options,
+    idle: std::sync::Mutex<Vec<Cluster>>,
+    failed: std::sync::Mutex<Option<String>>,
+}
+
+/// A cluster of a [`Pool`], back in it when dropped.
+pub struct Lease<'a> {
+    pool: &'a Pool,
+    cluster: Option<Cluster>,
+}
+
+impl Pool {
+    pub fn new(options: Options) -> Pool {
+        Pool { options, idle: Default::default(), failed: Default::default() }
+    }
+
+    /// An idle cluster, or one started now.
+    pub fn lease(&self) -> Result<Lease<'_>, String> {
+        if let Some(cluster) = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            return Ok(Lease { pool: self, cluster: Some(cluster) });
+        }
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = &*failed {
+            return Err(e.clone());
+        }
+        let began = Instant::now();
+        match Cluster::start(&self.options) {
+            Ok(cluster) => {
+                println!("== database: PostgreSQL on 127.0.0.1:{} for the database routes (ready in {:.2} s)", cluster.port(), began.elapsed().as_secs_f64());
+                Ok(Lease { pool: self, cluster: Some(cluster) })
+            }
+            Err(e) => Err(failed.insert(format!("the database routes need a database: {e:#}")).clone()),
+        }
+    }
+}
+
+impl std::ops::Deref for Lease<'_> {
+    type Target = Cluster;
+    fn deref(&self) -> &Cluster {
+        self.cluster.as_ref().expect("a lease holds its cluster until dropped")
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(cluster) = self.cluster.take() {
+            self.pool.idle.lock().unwrap_or_else(|e| e.into_inner()).push(cluster);
+        }
+    }
+}
+
 /// What a server is given of a database (SPEC §8.2): the one road by which `run`, `verify`,
 /// `serve` and `test` hand a server its CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -50,16 +50,20 @@ pub fn build(imp: &Implementation, out: &BuildOutput) -> Result<Built> {
     Ok(Built::Ran)
 }
 
-/// Runs `command` with `sh -c` in `dir`, output to the terminal.
-pub fn run_shell(dir: &Path, command: &str, env: &[(String, String)]) -> Result<()> {
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(dir)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .status()
-        .with_context(|| format!("running `{command}` in {}", dir.display()))?;
+/// Runs `command` with `sh -c` in `dir`, its output to the terminal or
+/// added to a log, leading a process group of its own registered while it
+/// runs (Ctrl-C stops it, and everything it started, as it stops a build).
+pub fn run_shell(dir: &Path, command: &str, env: &[(String, String)], out: &BuildOutput) -> Result<()> {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(command).current_dir(dir).envs(env.iter().map(|(k, v)| (k, v))).stdin(Stdio::null());
+    if let BuildOutput::Log(path) = out {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("opening {}", path.display()))?;
+        cmd.stdout(file.try_clone()?).stderr(file);
+    }
+    let mut child = crate::host::groups::spawn_registered(&mut cmd).with_context(|| format!("running `{command}` in {}", dir.display()))?;
+    let status = child.wait();
+    crate::host::groups::unregister(child.id() as i32);
+    let status = status.with_context(|| format!("waiting for `{command}` in {}", dir.display()))?;
     if !status.success() {
         bail!("`{command}` in {} failed ({status})", dir.display());
     }

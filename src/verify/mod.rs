@@ -7,9 +7,11 @@
 //! its reason, and does not fail the implementation.
 //!
 //! An implementation whose manifest says it serves the database routes
-//! (SPEC §8) gets a database: one cluster per `concur verify`, started for
-//! the first such implementation and shared by the rest, whose URL the
-//! server is given; the checks of §8 run only then.
+//! (SPEC §8) gets a database, whose URL the server is given; the checks of
+//! §8 run only then. `concur verify` of several implementations verifies
+//! [`AT_ONCE`] at a time, each with a cluster of its own (started when
+//! first needed, then handed to the next implementation), and prints each
+//! one's lines whole when it ends.
 
 pub mod checks;
 pub mod client;
@@ -259,35 +261,64 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
     server::install_interrupt_handler();
     let all = impls::discover(&root)?;
     let chosen = impls::select(&all, "http", names)?;
-    let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
-    let mut reports = Vec::new();
-    let cores_count = cores.len();
-    for imp in &chosen {
-        if let Availability::Missing(why) = imp.availability() {
-            println!("{}: skipped: {why}", imp.name());
-            let named = !names.is_empty();
-            reports.push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, database: DatabaseRoutes::Checked, outcomes: vec![] });
-            continue;
-        }
-        // Started once, for the first implementation whose checks ask it.
-        let cluster = if asks_database(only) { Some(database.get()) } else { None };
-        for (k, &cores) in cores.iter().enumerate() {
-            println!("== {} (CONCUR_CORES={cores})", imp.name());
-            let started = std::time::Instant::now();
-            let faults = fault_pass(k, cores_count);
-            let report = match &cluster {
-                Some(Err(e)) => Report { name: imp.name().into(), cores, error: Some(e.clone()), skipped: false, database: DatabaseRoutes::Checked, outcomes: vec![] },
-                Some(Ok(cluster)) => verify_impl(imp, &root, cores, Some(cluster), faults, only, print_outcome),
-                None => verify_impl(imp, &root, cores, None, faults, only, print_outcome),
-            };
-            if let Some(e) = &report.error {
-                println!("  FAIL  {e}");
+    let mut reports: Vec<Vec<Report>> = chosen.iter().map(|_| vec![]).collect();
+    let mut to_verify = Vec::new();
+    for (i, imp) in chosen.iter().enumerate() {
+        match imp.availability() {
+            Availability::Missing(why) => {
+                println!("{}: skipped: {why}", imp.name());
+                let named = !names.is_empty();
+                reports[i].push(Report { name: imp.name().into(), cores: 0, error: named.then(|| why.clone()), skipped: !named, database: DatabaseRoutes::Checked, outcomes: vec![] });
             }
-            println!("  done in {:.1} s", started.elapsed().as_secs_f64());
-            reports.push(report);
+            Availability::Present => to_verify.push(i),
         }
     }
+    // One implementation's lines stream; of several, each prints its own whole when it ends.
+    let at_once = if to_verify.len() > 1 { AT_ONCE } else { 1 };
+    let databases = crate::db::Pool::new(crate::db::Options::for_repository(&root));
+    let done = std::sync::Mutex::new(Vec::new());
+    crate::host::parallel::each(to_verify.len(), at_once, |k| {
+        let i = to_verify[k];
+        let mut text = String::new();
+        let verified = verify_at_each(&chosen[i], &root, cores, only, &databases, |line: &str| if at_once == 1 { print!("{line}") } else { text.push_str(line) });
+        print!("{text}");
+        done.lock().unwrap_or_else(|e| e.into_inner()).push((i, verified));
+        !crate::host::interrupt::stopping()
+    });
+    for (i, verified) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        reports[i] = verified;
+    }
+    let reports: Vec<Report> = reports.into_iter().flatten().collect();
     finish(&reports, json)
+}
+
+/// Verifications at once in `concur verify` of several implementations, each with a database of its
+/// own: most of one is waiting on the server's timers (the delayed page, the long polls), every
+/// check bounds a time from below or generously from above, and `concur run` verifies two at once.
+pub const AT_ONCE: usize = 2;
+
+/// One implementation at each of `cores`, one server per core count, with a database of `databases`
+/// (leased for all of them) when its checks ask one; its lines go to `out`.
+fn verify_at_each(imp: &Implementation, root: &Path, cores: &[u32], only: Option<&str>, databases: &crate::db::Pool, mut out: impl FnMut(&str)) -> Vec<Report> {
+    let cluster = asks_database(only).then(|| databases.lease());
+    let mut reports = Vec::new();
+    for (k, &cores_now) in cores.iter().enumerate() {
+        out(&format!("== {} (CONCUR_CORES={cores_now})\n", imp.name()));
+        let started = Instant::now();
+        let faults = fault_pass(k, cores.len());
+        let show = |o: &Outcome| out(&outcome_text(o));
+        let report = match &cluster {
+            Some(Err(e)) => Report { name: imp.name().into(), cores: cores_now, error: Some(e.clone()), skipped: false, database: DatabaseRoutes::Checked, outcomes: vec![] },
+            Some(Ok(cluster)) => verify_impl(imp, root, cores_now, Some(cluster), faults, only, show),
+            None => verify_impl(imp, root, cores_now, None, faults, only, show),
+        };
+        if let Some(e) = &report.error {
+            out(&format!("  FAIL  {e}\n"));
+        }
+        out(&format!("  done in {:.1} s\n", started.elapsed().as_secs_f64()));
+        reports.push(report);
+    }
+    reports
 }
 
 /// How the verification at the `k`th of `count` core counts checks the fault routes: their
