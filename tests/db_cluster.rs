@@ -145,3 +145,23 @@ fn a_concur_db_killed_while_seeding_the_template_leaves_no_postgres() {
     assert!(eventually(Duration::from_secs(10), || postgres_of(owner).is_empty()), "PostgreSQL outlived SIGKILL of concur db while seeding: {:?}", postgres_of(owner));
     assert!(eventually(Duration::from_secs(5), || !folder_of(owner)), "the seeding folder outlived SIGKILL of concur db");
 }
+
+#[test]
+fn a_pool_gives_two_leases_at_once_two_clusters_and_a_returned_one_to_the_next() {
+    if !database::installed() {
+        return;
+    }
+    let pool = concur::db::Pool::new(database::options());
+    let (a, b) = (pool.lease().unwrap(), pool.lease().unwrap());
+    assert_ne!(a.port(), b.port(), "two verifications at once never share a cluster");
+    let a_port = a.port();
+    drop(a);
+    let c = pool.lease().unwrap();
+    assert_eq!(c.port(), a_port, "a returned cluster is handed to the next lease, not started anew");
+    // Each one's statistics are its own: the server's user ran nothing on b although it ran on c.
+    let mut app = postgres::Client::connect(&c.url(), postgres::NoTls).unwrap();
+    app.query("SELECT randomnumber FROM world WHERE id = 1", &[]).unwrap();
+    let read = |cluster: &Cluster| Admin::connect(&cluster.admin_url()).unwrap().statements().unwrap().world_reads;
+    assert!(read(&c) >= 1);
+    assert_eq!(read(&b), 0);
+}

@@ -149,6 +149,38 @@ fn a_verification_that_asks_no_database_check_starts_no_database() {
 }
 
 #[test]
+fn several_implementations_are_verified_two_at_a_time_each_printed_whole_and_summed_up_in_order() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    fake_repo::write_fake(root.path(), "");
+    // Three copies of the fake under other names: the second and third wait for a lane.
+    let fake = root.path().join("impls/http/fake");
+    for name in ["fake-b", "fake-c"] {
+        let dir = root.path().join("impls/http").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(fake.join("server.py"), dir.join("server.py")).unwrap();
+        let manifest = std::fs::read_to_string(fake.join("concur.toml")).unwrap().replace("name = \"fake\"", &format!("name = \"{name}\""));
+        std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["verify", "--cores", "1,2", "--only", "root,longpoll", "--root"]).arg(root.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}");
+    // Each implementation's lines come together: its two headers, then nothing of another before its last "done in".
+    for name in ["fake", "fake-b", "fake-c"] {
+        let first = text.find(&format!("== {name} (CONCUR_CORES=1)\n")).unwrap_or_else(|| panic!("{name}: {text}"));
+        let second = text.find(&format!("== {name} (CONCUR_CORES=2)\n")).unwrap_or_else(|| panic!("{name}: {text}"));
+        let block = &text[first..second];
+        assert_eq!(block.matches("== ").count(), 1, "{name}'s first verification is not interleaved with another's: {block}");
+        assert!(block.contains("pass  root") && block.contains("pass  longpoll") && block.contains("  done in "), "{block}");
+    }
+    let summary = &text[text.find("\nsummary\n").expect("a summary")..];
+    let at = |line: &str| summary.find(line).unwrap_or_else(|| panic!("{line}: {summary}"));
+    assert!(at("  fake             cores=1") < at("  fake             cores=2") && at("  fake             cores=2") < at("  fake-b           cores=1") && at("  fake-b           cores=2") < at("  fake-c           cores=1"), "{summary}");
+}
+
+#[test]
 fn the_fault_routes_are_checked_on_a_server_of_their_own_and_never_inherited() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
