@@ -29,43 +29,65 @@ fn delayed_range(n: u64, every: u64, k: u32) -> (u64, u64) {
     ((per - slack).ceil().max(0.0) as u64, (per + slack).floor() as u64)
 }
 
-fn classify(ctx: &Ctx, responses: &[Response]) -> Result<Vec<bool>, String> {
+/// Why a try of `page-delay` failed: a response between fast and delayed, which a busy machine
+/// makes of a request that was not delayed (a cold Rails at one core beside another
+/// verification answered one in 336 ms against the 600 ms delay), or anything else.
+enum PageFailure {
+    Unclear(String),
+    Wrong(String),
+}
+
+fn classify(ctx: &Ctx, responses: &[Response]) -> Result<Vec<bool>, PageFailure> {
     let delay = Duration::from_millis(ctx.settings.page_delay_ms);
     responses
         .iter()
         .map(|r| {
             if r.status != 200 {
-                return Err(format!("GET /page answered {}", r.summary()));
+                return Err(PageFailure::Wrong(format!("GET /page answered {}", r.summary())));
             }
             if r.elapsed >= delay.mul_f64(0.9) {
                 Ok(true)
             } else if r.elapsed < delay / 2 {
                 Ok(false)
             } else {
-                Err(format!("a GET /page took {:?}, neither fast nor the {delay:?} delay", r.elapsed))
+                Err(PageFailure::Unclear(format!("a GET /page took {:?}, neither fast nor the {delay:?} delay", r.elapsed)))
             }
         })
         .collect()
 }
 
+/// The check, taken once more from the start when a response was unclear: a server that delays
+/// by another amount is unclear both times; a request slowed by the machine seldom is.
 fn page_delay(ctx: &Ctx) -> Verdict {
+    match page_delay_once(ctx) {
+        Ok(()) => Ok(vec![]),
+        Err(PageFailure::Wrong(e)) => Err(e),
+        Err(PageFailure::Unclear(first)) => match page_delay_once(ctx) {
+            Ok(()) => Ok(vec![]),
+            Err(PageFailure::Wrong(e)) => Err(e),
+            Err(PageFailure::Unclear(second)) => Err(format!("{second}; on a first try too: {first}")),
+        },
+    }
+}
+
+fn page_delay_once(ctx: &Ctx) -> Result<(), PageFailure> {
     let s = &ctx.settings;
     let k = s.processes.max(1);
     let n = 2 * s.page_every * k as u64;
-    let sequential: Vec<Response> = (0..n).map(|_| ctx.call("GET", "/page", b"")).collect::<Result<_, _>>()?;
+    let sequential: Vec<Response> = (0..n).map(|_| ctx.call("GET", "/page", b"")).collect::<Result<_, _>>().map_err(PageFailure::Wrong)?;
     let delayed = classify(ctx, &sequential)?;
     let count = delayed.iter().filter(|d| **d).count() as u64;
     let (lo, hi) = delayed_range(n, s.page_every, k);
     if count < lo || count > hi {
-        return Err(format!(
+        return Err(PageFailure::Wrong(format!(
             "{count} of {n} sequential GET /page were delayed by CONCUR_PAGE_DELAY_MS; want {lo}..={hi} (every {}th request per process)",
             s.page_every
-        ));
+        )));
     }
     if k == 1 {
         let at: Vec<usize> = delayed.iter().enumerate().filter(|(_, d)| **d).map(|(i, _)| i).collect();
         if at.windows(2).any(|w| (w[1] - w[0]) as u64 != s.page_every) {
-            return Err(format!("the delayed /page requests were at positions {at:?}; want exactly every {}th", s.page_every));
+            return Err(PageFailure::Wrong(format!("the delayed /page requests were at positions {at:?}; want exactly every {}th", s.page_every)));
         }
     }
     // Overlapping: requests started while a delayed one waits must not wait for it.
@@ -76,15 +98,16 @@ fn page_delay(ctx: &Ctx) -> Verdict {
             ctx.call("GET", "/page", b"")
         }),
         "overlapping GET /page",
-    )?;
+    )
+    .map_err(PageFailure::Wrong)?;
     let slow = classify(ctx, &overlapping)?.iter().filter(|d| **d).count() as u64;
     let (_, hi) = delayed_range(m as u64, s.page_every, k);
     if slow > hi {
-        return Err(format!(
+        return Err(PageFailure::Wrong(format!(
             "{slow} of {m} overlapping GET /page took the full delay, at most {hi} should: the delay blocks other requests; wait with a timer, not a blocking sleep"
-        ));
+        )));
     }
-    Ok(vec![])
+    Ok(())
 }
 
 fn longpoll_concurrent(ctx: &Ctx) -> Verdict {
