@@ -4,7 +4,8 @@
 //! long-poll clients, and the search finds K within its precision; Ctrl-C
 //! keeps the measured steps and `--resume` continues the search; a first
 //! step that fails records why and the run goes on; a low open-file limit
-//! is the limit the search names.
+//! is the limit the search names; a server that wedges in the accept bursts
+//! (answers none and spins) gets no further burst.
 
 use crate::tools;
 
@@ -151,6 +152,29 @@ fn a_search_that_reaches_what_the_arrivals_bring_ends_there_as_a_lower_bound() {
     let accept = s.accept.as_ref().unwrap().low;
     assert!(s.steps.iter().all(|st| st.spawn_rate <= accept * 0.5 + 1.0), "{}", steps_of(&s));
     assert!(text(&out).contains(&format!("at least {cap} clients held")), "{}", text(&out));
+}
+
+#[test]
+fn a_server_that_wedges_in_the_accept_bursts_gets_no_further_burst() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let _one = crate::fake_repo::measuring();
+    // Wedged once 200 connections are open at once: within the unstored burst of 1,000.
+    let fake = Fake::new("--wedge-at 200", &HELD.replace("max_steps = 10", "max_steps = 1"));
+    let out = fake.run(&[]).output().unwrap();
+    ok(&out);
+    let log = text(&out);
+    assert_eq!(log.matches("did not quieten after it: no further burst").count(), 1, "{log}");
+    // The fake takes connections faster than it answers them: it wedges within the unstored burst,
+    // whose zero is then kept as the one measured.
+    assert!(log.contains("the server answered none of a burst of 1000 connections"), "{log}");
+    let s = fake.search();
+    let accept = s.accept.clone().expect("the accept rate is stored");
+    assert_eq!((accept.per_s, accept.answered, accept.low, accept.high), (0.0, 0, 0.0, 0.0), "one burst measured, none answered: {accept:?}");
+    assert!(log.contains("accept rate 0 connections/s (the median of 1 burst(s)"), "{log}");
+    assert!(s.status != "found" && s.clients.is_none(), "{}", steps_of(&s));
+    assert!(s.reason.as_deref().unwrap_or("").contains("with no client 10 s after its accept bursts"), "{}", steps_of(&s));
 }
 
 #[test]

@@ -14,6 +14,8 @@
 # --peers FILE   appends the address of every client that connects to FILE
 # --panic-exits  GET /fault/panic ends the process (as an uncaught error ends Node's)
 # --panic-pause MS  after GET /fault/panic every request is closed unanswered for MS ms
+# --wedge-at N   once N connections are open at once, answer nothing more and spin a thread
+#                at a whole core for good (the Puma wedge of bench/RESULTS.md, in miniature)
 # MARKER         an argument only one test's servers carry, to find them in /proc
 #
 # The fault routes of spec/SPEC.md §9 exist with CONCUR_FAULTS=1 (a panic raises
@@ -34,6 +36,14 @@ ONLY_ROOT = "--only-root" in sys.argv
 WAIT_S = int(os.environ.get("CONCUR_LONGPOLL_MS", "5000")) / 1000
 FAULTS = os.environ.get("CONCUR_FAULTS") == "1"
 PANIC_PAUSE_S = int(option("--panic-pause")) / 1000 if option("--panic-pause") else None
+WEDGE_AT = int(option("--wedge-at")) if option("--wedge-at") else None
+open_now = [0]
+wedged = threading.Event()
+
+
+def spin():
+    while True:
+        pass
 paused_until = [0.0]
 T0 = time.monotonic()
 lock = threading.Lock()
@@ -47,10 +57,21 @@ class Hello(http.server.BaseHTTPRequestHandler):
     wbufsize = 65536
 
     def handle(self):
-        if POOL is None:
-            return super().handle()
-        with POOL:
-            super().handle()
+        if WEDGE_AT:
+            with lock:
+                open_now[0] += 1
+                if open_now[0] >= WEDGE_AT and not wedged.is_set():
+                    wedged.set()
+                    threading.Thread(target=spin, daemon=True).start()
+        try:
+            if POOL is None:
+                return super().handle()
+            with POOL:
+                super().handle()
+        finally:
+            if WEDGE_AT:
+                with lock:
+                    open_now[0] -= 1
 
     def setup(self):
         super().setup()
@@ -85,6 +106,8 @@ class Hello(http.server.BaseHTTPRequestHandler):
         self.reply(200, b"OK")
 
     def do_GET(self):
+        if wedged.is_set():
+            time.sleep(3600)
         if time.monotonic() < paused_until[0]:
             self.close_connection = True
             return

@@ -121,8 +121,8 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64, hosted: Option<(&mut Server, 
 /// Not measured (said, and the search goes on as before) when the load could not run.
 fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> Result<(HeldSpec, Option<Cap>)> {
     // The median burst: one burst's rate moved up to 6x between two runs (bun, bench/RESULTS.md).
-    let measured = bursts(cx, spec, server).map(accept::median);
-    let a = match measured {
+    let measured = bursts(cx, spec, server).map(|b| (b.len(), accept::median(b)));
+    let (count, a) = match measured {
         // A burst cut short by Ctrl-C is no rate: nothing is stored, the caller stops.
         _ if crate::host::interrupt::stopping() => return Ok((spec.clone(), None)),
         Ok(a) => a,
@@ -139,9 +139,9 @@ fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> R
     let lower = if a.gen_saturated { "≥ " } else { "" };
     let rate = accept::comfortable(&a);
     println!(
-        "  accept rate {lower}{:.0} connections/s (the median of {} bursts, {:.0}-{:.0}; {} answered, {} errors, p99 {:.1} ms, server cpu {:.0}%, generator cpu {:.0}%): clients arrive at {:.0}/s at most",
+        "  accept rate {lower}{:.0} connections/s (the median of {} burst(s), {:.0}-{:.0}; {} answered, {} errors, p99 {:.1} ms, server cpu {:.0}%, generator cpu {:.0}%): clients arrive at {:.0}/s at most",
         a.per_s,
-        accept::BURSTS,
+        count,
         a.low,
         a.high,
         a.answered,
@@ -166,18 +166,31 @@ fn accept_rate(cx: &Context, spec: &HeldSpec, id: i64, server: &mut Server) -> R
 }
 
 /// The measured bursts of the accept rate, after the unstored ones; the server is settled
-/// between bursts (the caller settles it after the last).
+/// between bursts (the caller settles it after the last). A server that answered none of a
+/// burst and does not quieten after it is wedged (ruby-rack's Puma at one core, a storm of
+/// thread wake-ups across its ~500 threads: bench/RESULTS.md): no further burst is sent, each
+/// would wait out its timeout for nothing, and the one without an answer is kept as measured
+/// (its rate 0), warm-up or not.
 fn bursts(cx: &Context, spec: &HeldSpec, server: &mut Server) -> Result<Vec<AcceptRecord>> {
     let sizes = std::iter::repeat_n(accept::WARM_BURST, accept::WARM_BURSTS as usize).chain(std::iter::repeat_n(accept::BURST, accept::BURSTS));
     let mut measured = Vec::new();
+    let mut last: Option<(u64, AcceptRecord)> = None;
     for (k, clients) in sizes.enumerate() {
         if k > 0 {
-            settle(server, Duration::ZERO);
+            let quiet = settle_for(server, SETTLE_MAX);
+            if let Some((size, dead)) = last.take().filter(|(_, b)| b.answered == 0 && !quiet) {
+                println!("  the server answered none of a burst of {size} connections and did not quieten after it: no further burst");
+                if k <= accept::WARM_BURSTS as usize {
+                    measured.push(dead);
+                }
+                break;
+            }
         }
         let burst = accept::measure(cx.root, spec, server, clients)?;
         if k >= accept::WARM_BURSTS as usize {
-            measured.push(burst);
+            measured.push(burst.clone());
         }
+        last = Some((clients, burst));
     }
     Ok(measured)
 }
