@@ -92,7 +92,7 @@ fn pictures(model: &Model) -> Vec<Block> {
 /// ` [39,800–42,100]`, marked ¹ when one repeat's seconds and the floor made it, ² when the floor alone did.
 pub fn interval(level: &Level) -> String {
     let mark = match level.basis {
-        Basis::Repeats | Basis::Blocks => "",
+        Basis::Repeats | Basis::Blocks | Basis::BetweenRuns => "",
         Basis::Timeline => "¹",
         Basis::FloorOnly => "²",
     };

@@ -35,6 +35,9 @@ pub enum Basis {
     /// One repeat and nothing to gauge its spread (a percentile has no
     /// per-second values): the noise floor alone.
     FloorOnly,
+    /// Two runs of one plan: the variance between such runs, measured from
+    /// the A/A pairs the database holds (`between`), no floor.
+    BetweenRuns,
 }
 
 impl Basis {
@@ -45,6 +48,7 @@ impl Basis {
             Basis::Blocks => "blocks",
             Basis::Timeline => "one repeat: its seconds and the floor",
             Basis::FloorOnly => "one repeat: the floor alone",
+            Basis::BetweenRuns => "A/A runs of this plan",
         }
     }
 }
@@ -79,10 +83,6 @@ pub struct Ratio {
     /// The half-width on the log scale, and the floor's part of it.
     pub half: f64,
     pub floor_half: f64,
-    /// The half-width the machine's noise alone would give these repeats
-    /// (their spread as the calibration measured it, and two runs' drift):
-    /// a point far wider than this scatters more than the machine explains.
-    pub expected_half: f64,
     pub basis: Basis,
 }
 
@@ -178,10 +178,22 @@ pub fn ratio(a: &Sample, b: &Sample, floor: Floor) -> Option<Ratio> {
     };
     let seen = if basis == Basis::Repeats { floor.drift } else { floor.sigma };
     let floor_half = floor.quantile * seen * std::f64::consts::SQRT_2;
-    let expected = floor.quantile * (2.0 * floor.drift.powi(2) + floor.repeat_variance() * (1.0 / na as f64 + 1.0 / nb as f64)).sqrt();
     let half = own.hypot(floor_half);
     let d = mb - ma;
-    Some(Ratio { ratio: d.exp(), lo: (d - half).exp(), hi: (d + half).exp(), half, floor_half, expected_half: expected.max(floor_half), basis })
+    Some(Ratio { ratio: d.exp(), lo: (d - half).exp(), hi: (d + half).exp(), half, floor_half, basis })
+}
+
+/// The ratio `b / a` of two runs of one plan, its interval from the
+/// variance between such runs (`between`, measured on A/A pairs of the same
+/// plan, whose points had these repeats too): nothing assumed. `None` when a
+/// side is not usable.
+pub fn ratio_between_runs(a: &Sample, b: &Sample, between: &super::between::BetweenRuns) -> Option<Ratio> {
+    if !a.usable() || !b.usable() {
+        return None;
+    }
+    let d = log_moments(&b.values).0 - log_moments(&a.values).0;
+    let half = between.half();
+    Some(Ratio { ratio: d.exp(), lo: (d - half).exp(), hi: (d + half).exp(), half, floor_half: 0.0, basis: Basis::BetweenRuns })
 }
 
 #[cfg(test)]

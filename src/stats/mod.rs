@@ -6,10 +6,12 @@
 //! its hot path and merges them after its workers join; `concur merge`
 //! merges them across processes and machines from the JSON the generator
 //! writes. And of verdicts over runs: intervals from few repeats
-//! (`interval`, on the quantiles of `quantile`), the machine's noise floor (`noise`), block designs
+//! (`interval`, on the quantiles of `quantile`), the machine's noise floor (`noise`), the variance
+//! between two runs of one plan measured from A/A pairs (`between`), block designs
 //! that take the variance from a run's own rounds (`blocks`), many tests at once (`multiple`), and what they allow
 //! one to say (`verdict`), used alike by `concur compare` and the report.
 
+pub mod between;
 pub mod blocks;
 mod censored;
 mod errors;

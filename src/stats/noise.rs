@@ -29,11 +29,6 @@ impl Floor {
     pub fn half(self) -> f64 {
         self.sigma * self.quantile
     }
-
-    /// The repeat-to-repeat variance: what repeats see and average.
-    pub fn repeat_variance(self) -> f64 {
-        (self.sigma.powi(2) - self.drift.powi(2)).max(0.0)
-    }
 }
 
 /// The floor of both quantities a verdict is given on, and where it came from.

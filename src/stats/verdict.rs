@@ -6,22 +6,23 @@
 use super::interval::{Level, Ratio};
 use serde::Serialize;
 
-/// How far a ratio's half-width may exceed what the machine's noise alone
-/// would give before the repeats are called too scattered to decide.
-pub const CANNOT_TELL: f64 = 2.0;
+/// A change smaller than this (on either side of 1) is no change: an
+/// order needs the whole interval past it, as the report's rankings do
+/// (`blocks::THRESHOLD`).
+pub const THRESHOLD: f64 = super::blocks::THRESHOLD;
+/// "The same" is an equivalence test: the whole interval within ±5%.
+pub const EQUIVALENCE: f64 = 0.05;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// The interval lies entirely on the better side of 1.
+    /// The interval lies entirely on the better side of 1, past [`THRESHOLD`].
     Faster,
     Slower,
-    /// The interval holds 1 and is about as narrow as the machine's noise
-    /// makes it: a difference, if any, is below the noise.
-    WithinNoise,
-    /// The interval holds 1 but is more than twice as wide as the machine's
-    /// noise makes it (the repeats scatter), or there is no interval (a
-    /// value of 0): the data cannot decide; more repeats may.
+    /// The interval lies entirely within ±[`EQUIVALENCE`]: any change is smaller than that.
+    Same,
+    /// Neither: the interval is too wide to decide (a real change too small for
+    /// it, or scatter), or there is no interval (a value of 0, one repeat).
     CannotTell,
 }
 
@@ -30,7 +31,7 @@ impl Verdict {
         match self {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within noise",
+            Verdict::Same => "the same",
             Verdict::CannotTell => "cannot tell",
         }
     }
@@ -39,10 +40,11 @@ impl Verdict {
 /// The verdict on `b / a`; `higher_is_better` for throughput, not for latency.
 pub fn verdict(ratio: Option<&Ratio>, higher_is_better: bool) -> Verdict {
     let Some(r) = ratio else { return Verdict::CannotTell };
-    if r.lo > 1.0 || r.hi < 1.0 {
-        return if (r.lo > 1.0) == higher_is_better { Verdict::Faster } else { Verdict::Slower };
+    let (up, down) = (r.lo > 1.0 + THRESHOLD, r.hi < 1.0 / (1.0 + THRESHOLD));
+    if up || down {
+        return if up == higher_is_better { Verdict::Faster } else { Verdict::Slower };
     }
-    if r.half > CANNOT_TELL * r.expected_half { Verdict::CannotTell } else { Verdict::WithinNoise }
+    if r.lo >= 1.0 / (1.0 + EQUIVALENCE) && r.hi <= 1.0 + EQUIVALENCE { Verdict::Same } else { Verdict::CannotTell }
 }
 
 /// A place in a ranking: the ranks the intervals allow.
@@ -98,21 +100,23 @@ mod tests {
     use super::super::interval::Basis;
     use super::*;
 
-    fn ratio(ratio: f64, half: f64, floor_half: f64) -> Ratio {
-        Ratio { ratio, lo: ratio / half.exp(), hi: ratio * half.exp(), half, floor_half, expected_half: floor_half, basis: Basis::Repeats }
+    fn ratio(ratio: f64, half: f64) -> Ratio {
+        Ratio { ratio, lo: ratio / half.exp(), hi: ratio * half.exp(), half, floor_half: half, basis: Basis::Repeats }
     }
 
     #[test]
-    fn a_verdict_needs_the_whole_interval_on_one_side() {
-        assert_eq!(verdict(Some(&ratio(0.7, 0.1, 0.08)), true), Verdict::Slower);
-        assert_eq!(verdict(Some(&ratio(0.7, 0.1, 0.08)), false), Verdict::Faster);
-        assert_eq!(verdict(Some(&ratio(1.3, 0.1, 0.08)), true), Verdict::Faster);
-        assert_eq!(verdict(Some(&ratio(1.05, 0.1, 0.08)), true), Verdict::WithinNoise);
+    fn a_verdict_needs_the_whole_interval_on_one_side_past_the_threshold() {
+        assert_eq!(verdict(Some(&ratio(0.7, 0.1)), true), Verdict::Slower);
+        assert_eq!(verdict(Some(&ratio(0.7, 0.1)), false), Verdict::Faster);
+        assert_eq!(verdict(Some(&ratio(1.3, 0.1)), true), Verdict::Faster);
+        assert_eq!(verdict(Some(&ratio(1.015, 0.005)), true), Verdict::Same, "1% faster, surely, and less than 2%: the same");
     }
 
     #[test]
-    fn a_wide_interval_across_one_cannot_tell() {
-        assert_eq!(verdict(Some(&ratio(1.2, 0.5, 0.1)), true), Verdict::CannotTell);
+    fn the_same_is_an_interval_within_five_percent_and_anything_wider_cannot_tell() {
+        assert_eq!(verdict(Some(&ratio(1.0, 0.04)), true), Verdict::Same);
+        assert_eq!(verdict(Some(&ratio(1.0, 0.06)), true), Verdict::CannotTell, "a 6% change would hide in it");
+        assert_eq!(verdict(Some(&ratio(1.05, 0.1)), true), Verdict::CannotTell);
         assert_eq!(verdict(None, true), Verdict::CannotTell);
     }
 

@@ -50,20 +50,44 @@ pub fn markdown(c: &Comparison) -> String {
     out.trim_end().to_string() + "\n"
 }
 
-/// How every interval was made, with the floor it carries.
+/// How every interval was made: from the A/A pairs of the runs' plan, or the floor; and how a verdict is decided.
 fn how(c: &Comparison) -> String {
-    format!(
-        "Each change is B/A − 1 of the geometric means over repeats, with a {:.0}% interval of two parts added in quadrature: the \
-         repeats' own spread (Student's t over both runs' repeats pooled, on logarithms, so it widens as repeats get fewer) and this \
-         machine's noise floor ({}), counted once for each run and not shrinking with repeats, since a run's repeats share its stretch \
-         of time on the machine. With one repeat in each run, the spread is that of its seconds (¹), and for p99, which has no \
-         per-second values, the floor's alone (²). faster or slower: the interval lies entirely on one side of 0 (for p99 latency a \
-         drop is faster); within noise: it holds 0 and is no wider than twice the floor's part; cannot tell: it holds 0 but the \
-         repeats scatter wider (or a value is 0), so more repeats may decide, or a run has one repeat of the point, which gives no \
-         verdict (its one measurement holds none of the variance between runs; the interval is shown).",
-        c.coverage * 100.0,
+    let decide = format!(
+        "faster or slower: the interval lies entirely past ±{:.0}% on one side (for p99 latency a drop is faster); the same: it lies \
+         entirely within ±{:.0}% (an equivalence test); cannot tell: neither (a change too small for the interval, scatter, a value of \
+         0), or a run has one repeat of the point, which gives no verdict (its one measurement holds none of the variance between \
+         runs; the interval is shown).",
+        crate::stats::verdict::THRESHOLD * 100.0,
+        crate::stats::verdict::EQUIVALENCE * 100.0
+    );
+    let floor = format!(
+        "the repeats' own spread (Student's t over both runs' repeats pooled, on logarithms, so it widens as repeats get fewer) and \
+         this machine's noise floor ({}), counted once for each run and not shrinking with repeats, since a run's repeats share its \
+         stretch of time on the machine. With one repeat in each run, the spread is that of its seconds (¹), and for p99, which has \
+         no per-second values, the floor's alone (²)",
         c.floor.describe()
-    )
+    );
+    let measured = match &c.between_runs {
+        Some(aa) => {
+            let pairs: Vec<String> = aa.pairs.iter().map(|[x, y]| format!("{x} and {y}")).collect();
+            let groups: Vec<String> = aa.groups.iter().map(|g| format!("{} {} ±{:.1}% (σ, {:.0} df)", g.scenario, if g.metric == "throughput" { "req/s" } else { "p99" }, g.between.sigma * 100.0, g.between.df)).collect();
+            let provisional = if aa.provisional { format!(" Fewer than {} pairs: every verdict from them is marked provisional, and may change as more are run.", super::between::SETTLED) } else { String::new() };
+            format!(
+                "Where the database holds A/A pairs of this plan (two runs of one commit, toolchains and machine; here {} pair(s): runs {}), \
+                 a change's {:.0}% interval is the variance between two runs of the plan they measured, per scenario and metric ({}), with \
+                 Student's t at its degrees of freedom; nothing is assumed.{provisional} Elsewhere it has two parts added in quadrature: {floor}.",
+                aa.pairs.len(),
+                pairs.join(", "),
+                c.coverage * 100.0,
+                groups.join("; ")
+            )
+        }
+        None => format!(
+            "The database holds no A/A pair of this plan (two more runs of one commit on this machine; `concur run` the same plan twice \
+             to measure the variance between runs, three pairs to settle it), so each interval has two parts added in quadrature: {floor}."
+        ),
+    };
+    format!("Each change is B/A − 1 of the geometric means over repeats. {measured} {decide}")
 }
 
 /// Failed repeats, and points in one run only.
@@ -102,11 +126,11 @@ fn table(c: &Comparison, scenario: &str) -> Table {
             rate(x.a_median),
             rate(x.b_median),
             percent(x),
-            x.verdict.text().into(),
+            verdict(x),
             ms(y.a_median),
             ms(y.b_median),
             percent(y),
-            y.verdict.text().into(),
+            verdict(y),
         ]);
     }
     t
@@ -126,6 +150,11 @@ pub fn percent(c: &Change) -> String {
     }
 }
 
+/// The verdict, marked when provisional (fewer than three A/A pairs).
+fn verdict(c: &Change) -> String {
+    format!("{}{}", c.verdict.text(), if c.provisional { " (provisional)" } else { "" })
+}
+
 fn tally(t: &Tally) -> String {
-    format!("{} faster, {} slower, {} within noise, {} cannot tell", t.faster, t.slower, t.within_noise, t.cannot_tell)
+    format!("{} faster, {} slower, {} the same, {} cannot tell", t.faster, t.slower, t.same, t.cannot_tell)
 }

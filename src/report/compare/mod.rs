@@ -3,14 +3,17 @@
 //! implementation, scenario, core count and load level that both runs
 //! measured; its repeats are the samples (`points`). Throughput and p99
 //! latency each get the ratio B/A with an interval that carries both the
-//! repeats' spread and the machine's noise floor, and a verdict
-//! (`stats::interval`, `stats::verdict`): an identical rerun on a drifting
-//! machine is within noise, not faster. What else could explain a change
+//! repeats' spread and the machine's noise floor, or, where the database
+//! holds A/A pairs of the runs' plan, the variance between runs they
+//! measured (`between`), and a verdict (`stats::interval`,
+//! `stats::verdict`): an identical rerun on a drifting machine is not
+//! called faster. What else could explain a change
 //! (another profile, machine, kernel or toolchain; the runs' moments on
 //! the machine) is listed before the numbers (`context`). The comparison
 //! is plain serde data (`types`): `--format json` prints it
 //! (spec/COMPARE.md) and the Markdown is rendered from it (`markdown`).
 
+pub mod between;
 mod context;
 mod markdown;
 mod points;
@@ -56,7 +59,8 @@ pub fn compare_command(root: Option<&Path>, db: Option<&Path>, options: &Options
     let (a, b) = choose(&store, options.a, options.b)?;
     let (data_a, data_b) = (load(&store, a.0)?, load(&store, b.0)?);
     let floor = store.floor_for(&data_a.run.environment)?.larger(store.floor_for(&data_b.run.environment)?);
-    let mut comparison = compare(&data_a, &data_b, &floor, options.repeats);
+    let aa = between::find(&store, &data_a, &data_b, options.repeats)?;
+    let mut comparison = compare(&data_a, &data_b, &floor, aa, options.repeats);
     if comparison.points.is_empty() {
         bail!("{}", nothing_shared(&store, &data_a, &data_b)?);
     }
@@ -159,15 +163,17 @@ fn nothing_shared(store: &Store, a: &RunData, b: &RunData) -> Result<String> {
     ))
 }
 
-/// Compares the points of two runs on `floor`, with all their repeats or the first `repeats`.
-pub fn compare(a: &RunData, b: &RunData, floor: &NoiseFloor, repeats: Option<u32>) -> Comparison {
+/// Compares the points of two runs, with all their repeats or the first `repeats`: on the
+/// variance between runs of their plan where `aa` (its A/A pairs) measured a point's scenario,
+/// else on `floor`.
+pub fn compare(a: &RunData, b: &RunData, floor: &NoiseFloor, aa: Option<AaRuns>, repeats: Option<u32>) -> Comparison {
     let scenarios = distinct(b.points.iter().chain(&a.points).map(|p| p.scenario.as_str()));
     let (in_a, in_b) = (points::by_point(&a.points, &scenarios, repeats), points::by_point(&b.points, &scenarios, repeats));
     let keys: BTreeSet<&points::Key> = in_a.keys().chain(in_b.keys()).collect();
     let (mut shared, mut only_in_a, mut only_in_b) = (Vec::new(), Vec::new(), Vec::new());
     for key in keys {
         match (in_a.get(key), in_b.get(key)) {
-            (Some(x), Some(y)) => shared.push(points::compared(a, b, x, y, floor)),
+            (Some(x), Some(y)) => shared.push(points::compared(a, b, x, y, floor, aa.as_ref())),
             (Some(x), None) => only_in_a.push(x.id.clone()),
             (None, Some(y)) => only_in_b.push(y.id.clone()),
             (None, None) => {}
@@ -187,6 +193,7 @@ pub fn compare(a: &RunData, b: &RunData, floor: &NoiseFloor, repeats: Option<u32
         b: side_b,
         coverage: crate::stats::interval::COVERAGE,
         floor: floor.clone(),
+        between_runs: aa,
         repeats_used: repeats,
         points: shared,
         summary,
@@ -277,7 +284,7 @@ mod tests {
             .unwrap(),
             known_failures: vec![KnownFailure { check: "pipelining".into(), cores: 1, detail: "d".into(), reason: "r".into() }],
         });
-        let c = compare(&ra, &rb, &quiet(), None);
+        let c = compare(&ra, &rb, &quiet(), None, None);
         assert_eq!(c.points.len(), 1);
         let p = &c.points[0];
         assert_eq!((p.point.label(), p.throughput.verdict, p.known_deviations_a, p.known_deviations_b), ("alpha/hello/cores=1/c=50".into(), Verdict::Slower, true, false));
@@ -297,7 +304,7 @@ mod tests {
     fn the_first_repeats_only_when_asked() {
         let a = run(1, (1..=5).map(|r| point("alpha", "hello", r, 1000.0 + r as f64, 1.0)).collect());
         let b = run(2, (1..=5).map(|r| point("alpha", "hello", r, 1000.0 - r as f64, 1.0)).collect());
-        let c = compare(&a, &b, &quiet(), Some(3));
+        let c = compare(&a, &b, &quiet(), None, Some(3));
         assert_eq!((c.points[0].throughput.a_values.len(), c.repeats_used), (3, Some(3)));
         assert!(markdown(&c).contains("Only the first 3 repeat(s) of each point are used"));
     }
@@ -305,7 +312,7 @@ mod tests {
     #[test]
     fn an_open_loop_point_matches_by_rate_not_by_its_connection_cap() {
         let open = |repeat, connections, rps| PointRecord { rate: Some(1000), connections, level: "R=1000".into(), ..point("alpha", "hello", repeat, rps, 1.0) };
-        let c = compare(&run(1, vec![open(1, 64, 990.0), open(2, 64, 995.0)]), &run(2, vec![open(1, 128, 998.0), open(2, 128, 999.0)]), &quiet(), None);
+        let c = compare(&run(1, vec![open(1, 64, 990.0), open(2, 64, 995.0)]), &run(2, vec![open(1, 128, 998.0), open(2, 128, 999.0)]), &quiet(), None, None);
         assert_eq!(c.points.len(), 1, "{:?} {:?}", c.only_in_a, c.only_in_b);
         assert_eq!((c.points[0].point.rate, c.points[0].point.connections), (Some(1000), None));
     }
@@ -315,10 +322,10 @@ mod tests {
         let close = |repeat, rps| PointRecord { keepalive: false, level: "c=50 close".into(), ..point("alpha", "hello", repeat, rps, 9.0) };
         let a = run(1, vec![point("alpha", "hello", 1, 10_000.0, 1.0), point("alpha", "hello", 2, 10_100.0, 1.0), close(1, 3_000.0), close(2, 3_050.0)]);
         let b = run(2, vec![point("alpha", "hello", 1, 10_050.0, 1.0), point("alpha", "hello", 2, 10_000.0, 1.0), close(1, 3_020.0), close(2, 3_010.0)]);
-        let c = compare(&a, &b, &quiet(), None);
+        let c = compare(&a, &b, &quiet(), None, None);
         let pairs: Vec<(bool, f64)> = c.points.iter().map(|p| (p.point.keepalive, p.throughput.a_median)).collect();
         assert_eq!(pairs, [(false, 3_025.0), (true, 10_050.0)], "{:?}", c.points);
-        assert!(c.points.iter().all(|p| p.throughput.verdict == Verdict::WithinNoise), "{:?}", c.points);
+        assert!(c.points.iter().all(|p| matches!(p.throughput.verdict, Verdict::Same | Verdict::CannotTell)), "{:?}", c.points);
     }
 
     #[test]
@@ -330,7 +337,7 @@ mod tests {
         let spec = |duration: f64| serde_json::json!({"points": [{"implementation": "alpha", "scenario": "hello", "cores": 1, "connections": 50, "rate": null,
             "warmup_s": 1.0, "duration_s": duration, "requests": null, "timeout_s": 30.0, "env": {}, "shared": false}]});
         (a.run.plan, b.run.plan) = (spec(5.0), spec(30.0));
-        let c = compare(&a, &b, &quiet(), None);
+        let c = compare(&a, &b, &quiet(), None, None);
         let what: Vec<(&str, Option<&str>)> = c.differences.iter().map(|d| (d.what.as_str(), d.subject.as_deref())).collect();
         assert_eq!(what, [("profile", None), ("settings", Some("hello")), ("kernel", None), ("toolchain", Some("alpha"))]);
         assert!(c.differences[1].a.contains("\"duration_s\":5.0") && c.differences[1].b.contains("\"duration_s\":30.0"), "{:?}", c.differences[1]);
@@ -342,15 +349,15 @@ mod tests {
         let names = ["alpha", "beta", "gamma", "delta"];
         let a = run(1, names.iter().flat_map(|n| [point(n, "hello", 1, 1000.0, 2.0), point(n, "hello", 2, 1004.0, 2.0)]).collect());
         let b = run(2, names.iter().flat_map(|n| [point(n, "hello", 1, 1350.0, 2.0), point(n, "hello", 2, 1360.0, 2.0)]).collect());
-        let c = compare(&a, &b, &NoiseFloor::default_floor(), None);
-        assert!(c.points.iter().all(|p| p.throughput.verdict == Verdict::WithinNoise), "35% is within the default floor: {:?}", c.summary);
+        let c = compare(&a, &b, &NoiseFloor::default_floor(), None, None);
+        assert!(c.points.iter().all(|p| p.throughput.verdict == Verdict::CannotTell), "35% hides in the default floor: {:?}", c.summary);
         assert_eq!((c.drift.same_way, c.drift.with_ratio, c.drift.apart_s), (4, 4, Some(86_400.0)));
         assert!(c.drift.warnings[0].contains("no calibration") && c.drift.warnings[0].contains("`concur calibrate`"), "{:?}", c.drift.warnings);
         assert!(c.drift.warnings[1].starts_with("The runs moved as a whole: at the median point B's req/s changed by +35."), "{:?}", c.drift.warnings);
         assert!(c.drift.warnings[2].contains("taken 24 h 00 min apart"), "{:?}", c.drift.warnings);
         let md = markdown(&c);
         assert!(md.contains("## Before reading the verdicts") && md.contains("the default floor"), "{md}");
-        let calm = compare(&a, &run(2, a.points.clone()), &quiet(), None);
+        let calm = compare(&a, &run(2, a.points.clone()), &quiet(), None, None);
         assert!(calm.drift.warnings.is_empty(), "{:?}", calm.drift.warnings);
     }
 }

@@ -3,7 +3,9 @@
 //! its throughput and p99 with their intervals and verdicts
 //! (`stats::interval`, `stats::verdict`).
 
-use super::types::{Change, Compared, Failed, PointId};
+use super::between;
+use super::types::{AaRuns, Change, Compared, Failed, PointId};
+use crate::stats::between::BetweenRuns;
 use crate::report::spread::median_of;
 use crate::stats::interval::{self, Sample};
 use crate::stats::noise::{Floor, NoiseFloor};
@@ -65,16 +67,32 @@ pub fn failed<'a>(run: &'a str, data: &'a RunData) -> impl Iterator<Item = Faile
     })
 }
 
-/// A point of both runs, compared on `floor`.
-pub fn compared(a: &RunData, b: &RunData, x: &Repeats, y: &Repeats, floor: &NoiseFloor) -> Compared {
+/// A point of both runs, compared on the variance between runs of their plan where `aa`
+/// measured its scenario, else on `floor`.
+pub fn compared(a: &RunData, b: &RunData, x: &Repeats, y: &Repeats, floor: &NoiseFloor, aa: Option<&AaRuns>) -> Compared {
     let known = |data: &RunData| data.implementations.iter().any(|i| i.name == y.id.implementation && !i.known_failures.is_empty());
     let p99 = |p: &PointRecord| p.latency.p99_us as f64 / 1000.0;
     Compared {
         point: y.id.clone(),
         known_deviations_a: known(a),
         known_deviations_b: known(b),
-        throughput: change(&throughput_sample(&x.ok), &throughput_sample(&y.ok), floor.of_throughput(), true),
-        p99_ms: censored(change(&sample(&x.ok, p99), &sample(&y.ok, p99), floor.of_p99(), false), lower_bound(x), lower_bound(y)),
+        throughput: change(&throughput_sample(&x.ok), &throughput_sample(&y.ok), spread(aa, &y.id.scenario, between::THROUGHPUT, floor.of_throughput()), true),
+        p99_ms: censored(change(&sample(&x.ok, p99), &sample(&y.ok, p99), spread(aa, &y.id.scenario, between::P99, floor.of_p99()), false), lower_bound(x), lower_bound(y)),
+    }
+}
+
+/// What a change's interval allows for: the variance between runs of the plan, measured on its
+/// A/A pairs, or else the machine's noise floor.
+#[derive(Debug, Clone, Copy)]
+pub enum Spread {
+    BetweenRuns { between: BetweenRuns, provisional: bool },
+    Floor(Floor),
+}
+
+fn spread(aa: Option<&AaRuns>, scenario: &str, metric: &str, floor: Floor) -> Spread {
+    match aa.and_then(|aa| aa.of(scenario, metric).map(|b| (*b, aa.provisional))) {
+        Some((between, provisional)) => Spread::BetweenRuns { between, provisional },
+        None => Spread::Floor(floor),
     }
 }
 
@@ -114,10 +132,13 @@ pub fn throughput_sample(repeats: &[&PointRecord]) -> Sample {
 
 /// The change from `a` to `b`; `higher_is_better` for throughput, not for latency. A run
 /// with a single repeat of the point gives no verdict (cannot tell): its one measurement holds
-/// none of the variance between runs that a change must stand out from, and only an assumed
-/// floor would stand in for it (issue 37); the ratio and its interval are still shown.
-pub fn change(a: &Sample, b: &Sample, floor: Floor, higher_is_better: bool) -> Change {
-    let ratio = interval::ratio(a, b, floor);
+/// none of the variance between runs that a change must stand out from (issue 37); the ratio
+/// and its interval are still shown.
+pub fn change(a: &Sample, b: &Sample, spread: Spread, higher_is_better: bool) -> Change {
+    let (ratio, provisional) = match spread {
+        Spread::BetweenRuns { between, provisional } => (interval::ratio_between_runs(a, b, &between), provisional),
+        Spread::Floor(floor) => (interval::ratio(a, b, floor), false),
+    };
     let verdict = if a.values.len() < 2 || b.values.len() < 2 { verdict::Verdict::CannotTell } else { verdict::verdict(ratio.as_ref(), higher_is_better) };
     Change {
         a_median: median_of(&a.values),
@@ -129,6 +150,7 @@ pub fn change(a: &Sample, b: &Sample, floor: Floor, higher_is_better: bool) -> C
         ratio_high: ratio.map(|r| r.hi),
         basis: ratio.map(|r| r.basis),
         verdict,
+        provisional: provisional && ratio.is_some(),
     }
 }
 
@@ -138,8 +160,8 @@ mod tests {
     use crate::stats::verdict::Verdict;
     use crate::store::SecondRecord;
 
-    fn floor(sigma: f64) -> Floor {
-        Floor { sigma, drift: sigma, quantile: crate::stats::quantile::Z975 }
+    fn floor(sigma: f64) -> Spread {
+        Spread::Floor(Floor { sigma, drift: sigma, quantile: crate::stats::quantile::Z975 })
     }
 
     fn s(values: &[f64]) -> Sample {
@@ -155,10 +177,24 @@ mod tests {
     }
 
     #[test]
-    fn identical_reruns_that_drifted_ten_percent_are_within_noise() {
+    fn identical_reruns_that_drifted_ten_percent_are_not_called_faster() {
         // The issue's A/A case: both runs tight inside, the second 10% faster as a whole.
         let c = change(&s(&[70_000.0, 70_500.0]), &s(&[77_000.0, 77_400.0]), floor(0.08), true);
-        assert_eq!(c.verdict, Verdict::WithinNoise, "{c:?}");
+        assert_eq!(c.verdict, Verdict::CannotTell, "{c:?}");
+    }
+
+    #[test]
+    fn the_variance_between_runs_of_the_plan_decides_and_says_when_it_is_provisional() {
+        // A/A pairs of this plan moved points by 2% (σ of a log ratio), at 40 degrees of freedom.
+        let between = |provisional| Spread::BetweenRuns { between: BetweenRuns { sigma: 0.02, df: 40.0, pairs: if provisional { 2 } else { 4 }, ratios: 60 }, provisional };
+        let (base, same) = (s(&[10_000.0, 10_100.0, 9_950.0]), s(&[10_050.0, 9_990.0, 10_020.0]));
+        let c = change(&base, &same, between(false), true);
+        assert_eq!((c.verdict, c.basis, c.provisional), (Verdict::Same, Some(interval::Basis::BetweenRuns), false), "{c:?}");
+        assert!(c.ratio_low.unwrap() > 0.95 && c.ratio_high.unwrap() < 1.05, "±4% at 2% σ: {c:?}");
+        let slower = change(&base, &s(&[9_000.0, 9_050.0, 8_990.0]), between(true), true);
+        assert_eq!((slower.verdict, slower.provisional), (Verdict::Slower, true), "10% slower stands out of 2%, from two pairs only: {slower:?}");
+        // The floor in its place (σ 8%) tells neither.
+        assert_eq!(change(&base, &same, floor(0.08), true).verdict, Verdict::CannotTell);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::store::{Environment, Generator, RunStatus};
 use serde::Serialize;
 
 /// The version of the JSON shape; spec/COMPARE.md says what changes it.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The whole comparison: what `--format json` prints.
 #[derive(Debug, Clone, Serialize)]
@@ -19,8 +19,12 @@ pub struct Comparison {
     pub b: RunSide,
     /// Two-sided coverage of every interval (0.95).
     pub coverage: f64,
-    /// The machine's noise floor every interval carries (the larger of the two runs' machines').
+    /// The machine's noise floor, which an interval carries when no A/A pair of the plan measured
+    /// its scenario (the larger of the two runs' machines').
     pub floor: NoiseFloor,
+    /// The A/A pairs of the runs' plan the database holds and the variance between runs they
+    /// give; null when the runs ran different plans or there is no such pair.
+    pub between_runs: Option<AaRuns>,
     /// Only the first this many repeats of each point were used (`--repeats`); null: all.
     pub repeats_used: Option<u32>,
     /// How the runs' moments on the machine may explain their differences.
@@ -134,6 +138,31 @@ pub struct Change {
     /// What the interval's spread came from; null with the ratio.
     pub basis: Option<Basis>,
     pub verdict: Verdict,
+    /// The interval comes from fewer than three A/A pairs: the verdict may change as more are run.
+    pub provisional: bool,
+}
+
+/// The A/A pairs of a plan: two runs each, of one commit, on one machine.
+#[derive(Debug, Clone, Serialize)]
+pub struct AaRuns {
+    pub plan_key: String,
+    /// Each pair's run ids, in the order taken.
+    pub pairs: Vec<[i64; 2]>,
+    /// Fewer than three pairs.
+    pub provisional: bool,
+    /// The variance between runs per scenario and metric.
+    pub groups: Vec<AaGroup>,
+}
+
+/// The variance between two runs of the plan, for one scenario and metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct AaGroup {
+    pub scenario: String,
+    /// `throughput` or `p99_ms`.
+    pub metric: String,
+    /// σ of one point's log ratio, its degrees of freedom, and the pairs and ratios behind it.
+    #[serde(flatten)]
+    pub between: crate::stats::between::BetweenRuns,
 }
 
 /// Verdicts counted over the compared points, for one quantity.
@@ -141,7 +170,7 @@ pub struct Change {
 pub struct Tally {
     pub faster: usize,
     pub slower: usize,
-    pub within_noise: usize,
+    pub same: usize,
     pub cannot_tell: usize,
 }
 
@@ -150,7 +179,7 @@ impl Tally {
         match v {
             Verdict::Faster => self.faster += 1,
             Verdict::Slower => self.slower += 1,
-            Verdict::WithinNoise => self.within_noise += 1,
+            Verdict::Same => self.same += 1,
             Verdict::CannotTell => self.cannot_tell += 1,
         }
     }
