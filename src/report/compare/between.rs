@@ -99,39 +99,11 @@ impl AaRuns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Environment, RunInfo};
+    use crate::report::compare::tests::point;
 
+    /// A run of two repeats of each of `rates`' hello points.
     fn run(id: i64, rates: &[(&str, f64)]) -> RunData {
-        let points = rates
-            .iter()
-            .flat_map(|&(imp, rps)| {
-                (1..=2).map(move |repeat| PointRecord {
-                    key: format!("{imp}/hello/cores=1/c=50/r{repeat}"),
-                    implementation: imp.into(),
-                    scenario: "hello".into(),
-                    cores: 1,
-                    connections: 50,
-                    level: "c=50".into(),
-                    repeat,
-                    duration_s: 10.0,
-                    successes: (rps * 10.0) as u64,
-                    latency: crate::stats::LatencyStats { p99_us: 2_000, ..Default::default() },
-                    ..PointRecord::default()
-                })
-            })
-            .collect();
-        let run = RunInfo {
-            id,
-            started_at: "t".into(),
-            finished_at: None,
-            status: RunStatus::Finished,
-            profile: "p".into(),
-            plan_key: "k".into(),
-            plan: serde_json::json!({}),
-            environment: Environment::default(),
-            notes: vec![],
-        };
-        RunData { run, implementations: vec![], points }
+        crate::report::compare::tests::run(id, rates.iter().flat_map(|&(imp, rps)| (1..=2).map(move |r| point(imp, "hello", r, rps, 2.0))).collect())
     }
 
     #[test]

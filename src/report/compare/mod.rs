@@ -219,13 +219,13 @@ fn side(data: &RunData) -> RunSide {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::stats::verdict::Verdict;
     use crate::store::{Environment, ImplRecord, ImplStatus, KnownFailure, PointRecord, RunInfo, RunStatus};
 
     /// A repeat of `imp`'s `scenario` at 1 core and 50 connections: `rps` req/s, `p99_ms` p99.
-    fn point(imp: &str, scenario: &str, repeat: u32, rps: f64, p99_ms: f64) -> PointRecord {
+    pub(crate) fn point(imp: &str, scenario: &str, repeat: u32, rps: f64, p99_ms: f64) -> PointRecord {
         let mut p = PointRecord {
             key: format!("{imp}/{scenario}/cores=1/c=50/r{repeat}"),
             implementation: imp.into(),
@@ -242,7 +242,7 @@ mod tests {
         p
     }
 
-    fn run(id: i64, points: Vec<PointRecord>) -> RunData {
+    pub(crate) fn run(id: i64, points: Vec<PointRecord>) -> RunData {
         let run = RunInfo {
             id,
             started_at: format!("2025-03-0{id}T10:00:00Z"),
