@@ -122,14 +122,16 @@ impl OnDemand {
     /// The cluster, started now if this is the first call.
     pub fn get(&mut self) -> Result<&Cluster, String> {
         let options = &self.options;
-        let started = self.started.get_or_insert_with(|| {
-            let began = Instant::now();
-            let cluster = Cluster::start(options).map_err(|e| format!("the database routes need a database: {e:#}"))?;
-            println!("== database: PostgreSQL on 127.0.0.1:{} for the database routes (ready in {:.2} s)", cluster.port(), began.elapsed().as_secs_f64());
-            Ok(cluster)
-        });
-        started.as_ref().map_err(Clone::clone)
+        self.started.get_or_insert_with(|| start_for_routes(options)).as_ref().map_err(Clone::clone)
     }
+}
+
+/// A cluster for the database routes, said when ready; the error as a sentence naming what needed it.
+fn start_for_routes(options: &Options) -> Result<Cluster, String> {
+    let began = Instant::now();
+    let cluster = Cluster::start(options).map_err(|e| format!("the database routes need a database: {e:#}"))?;
+    println!("== database: PostgreSQL on 127.0.0.1:{} for the database routes (ready in {:.2} s)", cluster.port(), began.elapsed().as_secs_f64());
+    Ok(cluster)
 }
 
 /// Clusters for work done a few at a time (`concur verify`, `concur test`):
@@ -164,13 +166,9 @@ impl Pool {
         if let Some(e) = &*failed {
             return Err(e.clone());
         }
-        let began = Instant::now();
-        match Cluster::start(&self.options) {
-            Ok(cluster) => {
-                println!("== database: PostgreSQL on 127.0.0.1:{} for the database routes (ready in {:.2} s)", cluster.port(), began.elapsed().as_secs_f64());
-                Ok(Lease { pool: self, cluster: Some(cluster) })
-            }
-            Err(e) => Err(failed.insert(format!("the database routes need a database: {e:#}")).clone()),
+        match start_for_routes(&self.options) {
+            Ok(cluster) => Ok(Lease { pool: self, cluster: Some(cluster) }),
+            Err(e) => Err(failed.insert(e).clone()),
         }
     }
 }
