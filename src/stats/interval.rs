@@ -183,15 +183,17 @@ pub fn ratio(a: &Sample, b: &Sample, floor: Floor) -> Option<Ratio> {
     Some(Ratio { ratio: d.exp(), lo: (d - half).exp(), hi: (d + half).exp(), half, floor_half, basis })
 }
 
+/// The logarithm of `b / a`, the geometric means of their values; `None` when a side is not usable.
+pub fn log_ratio(a: &Sample, b: &Sample) -> Option<f64> {
+    (a.usable() && b.usable()).then(|| log_moments(&b.values).0 - log_moments(&a.values).0)
+}
+
 /// The ratio `b / a` of two runs of one plan, its interval from the
 /// variance between such runs (`between`, measured on A/A pairs of the same
 /// plan, whose points had these repeats too): nothing assumed. `None` when a
 /// side is not usable.
 pub fn ratio_between_runs(a: &Sample, b: &Sample, between: &super::between::BetweenRuns) -> Option<Ratio> {
-    if !a.usable() || !b.usable() {
-        return None;
-    }
-    let d = log_moments(&b.values).0 - log_moments(&a.values).0;
+    let d = log_ratio(a, b)?;
     let half = between.half();
     Some(Ratio { ratio: d.exp(), lo: (d - half).exp(), hi: (d + half).exp(), half, floor_half: 0.0, basis: Basis::BetweenRuns })
 }

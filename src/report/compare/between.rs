@@ -10,11 +10,11 @@
 //! paired in the order taken, each run in one pair only (1 with 2, 3 with
 //! 4), so that no two pairs share a run's moment.
 
-use super::points::{self, Repeats};
+use super::points;
 use super::types::{AaGroup, AaRuns};
-use crate::stats::between;
+use crate::stats::{between, interval};
 use crate::store::noise::CALIBRATION_PROFILE;
-use crate::store::{PointRecord, RunData, RunInfo, RunStatus, Store};
+use crate::store::{RunData, RunInfo, RunStatus, Store};
 use anyhow::Result;
 use std::collections::BTreeMap;
 
@@ -67,11 +67,12 @@ pub fn estimate(pairs: &[(RunData, RunData)], repeats: Option<u32>) -> Option<Aa
         let (in_x, in_y) = (points::by_point(&x.points, &scenarios, repeats), points::by_point(&y.points, &scenarios, repeats));
         for (key, rx) in &in_x {
             let Some(ry) = in_y.get(key) else { continue };
-            let p99 = |p: &PointRecord| (!p.latency.is_lower_bound("p99")).then_some(p.latency.p99_us as f64);
-            for (metric, value) in [(THROUGHPUT, log_mean(rx, &|p| Some(p.throughput())).zip(log_mean(ry, &|p| Some(p.throughput())))), (P99, log_mean(rx, &p99).zip(log_mean(ry, &p99)))] {
-                if let Some((lx, ly)) = value {
-                    let lists = ratios.entry((rx.id.scenario.clone(), metric)).or_insert_with(|| vec![Vec::new(); pairs.len()]);
-                    lists[k].push(ly - lx);
+            // As `points::compared` samples them; a p99 some repeat holds only as a lower bound is no ratio.
+            let throughput = interval::log_ratio(&points::throughput_sample(&rx.ok), &points::throughput_sample(&ry.ok));
+            let p99 = (!points::lower_bound(rx) && !points::lower_bound(ry)).then(|| interval::log_ratio(&points::p99_sample(&rx.ok), &points::p99_sample(&ry.ok))).flatten();
+            for (metric, ratio) in [(THROUGHPUT, throughput), (P99, p99)] {
+                if let Some(ratio) = ratio {
+                    ratios.entry((rx.id.scenario.clone(), metric)).or_insert_with(|| vec![Vec::new(); pairs.len()])[k].push(ratio);
                 }
             }
         }
@@ -81,12 +82,6 @@ pub fn estimate(pairs: &[(RunData, RunData)], repeats: Option<u32>) -> Option<Aa
         .filter_map(|((scenario, metric), lists)| between::estimate(&lists).map(|between| AaGroup { scenario, metric: metric.to_string(), between }))
         .collect();
     Some(AaRuns { plan_key: first.run.plan_key.clone(), pairs: pairs.iter().map(|(x, y)| [x.run.id, y.run.id]).collect(), provisional: pairs.len() < SETTLED, groups })
-}
-
-/// The mean logarithm of a point's repeats; `None` when a repeat has no positive value.
-fn log_mean(r: &Repeats, value: &dyn Fn(&PointRecord) -> Option<f64>) -> Option<f64> {
-    let logs: Option<Vec<f64>> = r.ok.iter().map(|p| value(p).filter(|v| *v > 0.0).map(f64::ln)).collect();
-    logs.filter(|l| !l.is_empty()).map(|l| l.iter().sum::<f64>() / l.len() as f64)
 }
 
 impl AaRuns {

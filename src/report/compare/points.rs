@@ -71,13 +71,12 @@ pub fn failed<'a>(run: &'a str, data: &'a RunData) -> impl Iterator<Item = Faile
 /// measured its scenario, else on `floor`.
 pub fn compared(a: &RunData, b: &RunData, x: &Repeats, y: &Repeats, floor: &NoiseFloor, aa: Option<&AaRuns>) -> Compared {
     let known = |data: &RunData| data.implementations.iter().any(|i| i.name == y.id.implementation && !i.known_failures.is_empty());
-    let p99 = |p: &PointRecord| p.latency.p99_us as f64 / 1000.0;
     Compared {
         point: y.id.clone(),
         known_deviations_a: known(a),
         known_deviations_b: known(b),
         throughput: change(&throughput_sample(&x.ok), &throughput_sample(&y.ok), spread(aa, &y.id.scenario, between::THROUGHPUT, floor.of_throughput()), true),
-        p99_ms: censored(change(&sample(&x.ok, p99), &sample(&y.ok, p99), spread(aa, &y.id.scenario, between::P99, floor.of_p99()), false), lower_bound(x), lower_bound(y)),
+        p99_ms: censored(change(&p99_sample(&x.ok), &p99_sample(&y.ok), spread(aa, &y.id.scenario, between::P99, floor.of_p99()), false), lower_bound(x), lower_bound(y)),
     }
 }
 
@@ -97,7 +96,7 @@ fn spread(aa: Option<&AaRuns>, scenario: &str, metric: &str, floor: Floor) -> Sp
 }
 
 /// Some repeat's p99 is only a lower bound (requests were left unanswered).
-fn lower_bound(r: &Repeats) -> bool {
+pub fn lower_bound(r: &Repeats) -> bool {
     r.ok.iter().any(|p| p.latency.is_lower_bound("p99"))
 }
 
@@ -119,6 +118,11 @@ fn censored(mut change: Change, a_bound: bool, b_bound: bool) -> Change {
 
 fn sample(repeats: &[&PointRecord], f: impl Fn(&PointRecord) -> f64) -> Sample {
     Sample::new(repeats.iter().map(|p| f(p)).collect(), Vec::new())
+}
+
+/// Each repeat's p99, in milliseconds.
+pub fn p99_sample(repeats: &[&PointRecord]) -> Sample {
+    sample(repeats, |p| p.latency.p99_us as f64 / 1000.0)
 }
 
 /// Throughput's repeats; with one repeat, its full seconds too.
