@@ -307,6 +307,9 @@ impl Search<'_> {
                 if let Some(end) = ends(capped(limits::cap(spec.max_clients, nofile, &[], 0)), drain.as_secs_f64()) {
                     return Ok(Some(end));
                 }
+                if !drain.is_zero() {
+                    println!("  waiting up to {:.0} s for the server to work through the failed step's queued requests", drain.as_secs_f64());
+                }
                 settle(server, drain);
             }
             let cap = capped(limits::cap(spec.max_clients, nofile, steps, meminfo("MemAvailable")));
