@@ -87,9 +87,28 @@ fn reading_each_row_with_a_statement_of_its_own_passes_the_statement_count() {
     let cheat = start("honest");
     let outcomes = verify(cheat.1, "db-queries,db-statements");
     assert_eq!(status(&outcomes, "db-queries").0, Status::Pass, "{outcomes:#?}");
-    // Counted past /db and /queries, the check stops at /updates, which this server does not serve.
+    // Counted past /db, /queries and /updates, the check stops at /fortunes, which this server does not serve.
     let (_, detail) = status(&outcomes, "db-statements");
-    assert!(!detail.contains("/queries") && detail.contains("GET /updates?queries=20: got 404"), "{detail}");
+    assert!(!detail.contains("/queries") && !detail.contains("/updates") && detail.contains("GET /fortunes: got 404"), "{detail}");
+}
+
+/// spec/POLICIES.md §6.2 as pg_stat_statements sees it: one UPDATE per request to /updates
+/// and no transaction passes; an UPDATE per row in a transaction (a JDBC batch's way) does not.
+#[test]
+fn rows_written_by_one_statement_pass_the_policy_check_and_a_transaction_of_updates_per_row_fails_it() {
+    if !ready() {
+        return;
+    }
+    let honest = start("honest");
+    let outcomes = verify(honest.1, "db-policy");
+    assert_eq!(status(&outcomes, "db-policy").0, Status::Pass, "{outcomes:#?}");
+    drop(honest);
+    let rowwise = start("rowwise");
+    let outcomes = verify(rowwise.1, "db-updates,db-policy");
+    assert_eq!(status(&outcomes, "db-updates").0, Status::Pass, "its rows are written: {outcomes:#?}");
+    let (s, detail) = status(&outcomes, "db-policy");
+    assert_eq!(s, Status::Fail);
+    assert!(detail.contains("GET /updates?queries=20 ×5 ran 100 statements updating world") && detail.contains("want 5") && detail.contains("POLICIES.md §6.2"), "{detail}");
 }
 
 /// The cheat in `mode` answers /queries with rows that look right, and the

@@ -27,6 +27,8 @@ pub struct Statements {
     /// Executions of statements calling `pg_sleep`, and the milliseconds the database spent in them.
     pub sleeps: i64,
     pub sleep_ms: f64,
+    /// Executions of `BEGIN` or `START TRANSACTION`: explicit transactions.
+    pub transactions: i64,
 }
 
 impl Statements {
@@ -40,6 +42,7 @@ impl Statements {
             fortune_reads: self.fortune_reads - before.fortune_reads,
             sleeps: self.sleeps - before.sleeps,
             sleep_ms: self.sleep_ms - before.sleep_ms,
+            transactions: self.transactions - before.transactions,
         }
     }
 }
@@ -110,7 +113,8 @@ impl Admin {
             coalesce(sum(rows) FILTER (WHERE query ~* '\\mworld\\M' AND query ~* '\\mupdate\\M'), 0)::bigint,
             coalesce(sum(calls) FILTER (WHERE query ~* '\\mfortune\\M'), 0)::bigint,
             coalesce(sum(calls) FILTER (WHERE query ~* 'pg_sleep'), 0)::bigint,
-            coalesce(sum(total_exec_time) FILTER (WHERE query ~* 'pg_sleep'), 0)::float8
+            coalesce(sum(total_exec_time) FILTER (WHERE query ~* 'pg_sleep'), 0)::float8,
+            coalesce(sum(calls) FILTER (WHERE query ~* '^\\s*(begin|start\\s+transaction)\\M'), 0)::bigint
             FROM pg_stat_statements WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = $1)";
         let r = self.0.query_one(sql, &[&APP_USER]).map_err(|e| format!("reading pg_stat_statements: {}", describe(&e)))?;
         Ok(Statements {
@@ -121,6 +125,7 @@ impl Admin {
             fortune_reads: r.get(4),
             sleeps: r.get(5),
             sleep_ms: r.get(6),
+            transactions: r.get(7),
         })
     }
 

@@ -243,7 +243,7 @@ pub fn settings_for(root: &Path, cores: u32, pgid: Option<i32>, db: Option<DbSet
 /// `concur verify --list-checks`.
 pub fn list_checks_command() -> Result<ExitCode> {
     for c in checks::all() {
-        println!("{:<20} {:<8} {}", c.id, c.section, c.about);
+        println!("{:<20} {:<12} {}", c.id, c.section, c.about);
     }
     Ok(ExitCode::SUCCESS)
 }

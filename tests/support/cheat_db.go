@@ -8,8 +8,13 @@
 //   queued  every database route runs on 2 workers, each of which retries a
 //           failing query for 1 s before its 503: one request at a time is
 //           a 503 within 5 s while the database is gone, a burst is not
-// /db is honest in every mode but queued; the other database routes are
-// not served (the verifier's statement count asks /db first, then /queries).
+//   rowwise /updates writes each row with an UPDATE of its own, in a
+//           transaction (a JDBC batch's or executemany's way), not with the
+//           one statement of spec/POLICIES.md §6.2
+// /db is honest in every mode but queued, and /updates in every mode but
+// queued and rowwise (reads as /queries, then one UPDATE … FROM unnest); the
+// other database routes are not served (the verifier's statement count asks
+// /db, /queries, then /updates, then /fortunes).
 package main
 
 import (
@@ -19,6 +24,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -92,6 +98,7 @@ func main() {
 		}
 		answer(w, rows)
 	})
+	mux.HandleFunc("GET /updates", func(w http.ResponseWriter, r *http.Request) { answer(w, updates(r, pool, mode)) })
 	http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), mux)
 }
 
@@ -112,6 +119,38 @@ func queued(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool, workers 
 		return
 	}
 	answer(w, row)
+}
+
+// updates reads `queries` rows one by one and writes each a new number: with one
+// statement for all, ids ascending, or (rowwise) an UPDATE per row in a transaction.
+func updates(r *http.Request, pool *pgxpool.Pool, mode string) []world {
+	n, err := strconv.Atoi(r.URL.Query().Get("queries"))
+	n = min(max(n, 1), 500)
+	if err != nil {
+		n = 1
+	}
+	rows := make([]world, 0, n)
+	for range n {
+		row := one(r, pool)
+		row.RandomNumber = rand.Int32N(10000) + 1
+		rows = append(rows, row)
+	}
+	sorted := slices.Clone(rows)
+	slices.SortFunc(sorted, func(a, b world) int { return int(a.ID - b.ID) })
+	if mode == "rowwise" {
+		tx, _ := pool.Begin(r.Context())
+		for _, row := range sorted {
+			tx.Exec(r.Context(), "UPDATE world SET randomnumber = $1 WHERE id = $2", row.RandomNumber, row.ID)
+		}
+		tx.Commit(r.Context())
+		return rows
+	}
+	ids, numbers := make([]int32, len(sorted)), make([]int32, len(sorted))
+	for i, row := range sorted {
+		ids[i], numbers[i] = row.ID, row.RandomNumber
+	}
+	pool.Exec(r.Context(), "UPDATE world SET randomnumber = u.r FROM unnest($1::int[], $2::int[]) AS u(id, r) WHERE world.id = u.id", ids, numbers)
+	return rows
 }
 
 func one(r *http.Request, pool *pgxpool.Pool) world {

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 pub fn checks() -> Vec<Check> {
     vec![
         Check { id: "db-statements", section: "§8.3", about: "each row costs a statement of its own (pg_stat_statements): /queries?queries=20 at least 20 reads; nothing cached", run: db_statements },
+        Check { id: "db-policy", section: "POLICIES §6", about: "/updates?queries=20 writes its rows with one UPDATE statement, and no route opens a transaction (pg_stat_statements)", run: db_policy },
         Check { id: "db-pool", section: "§8.2", about: "under 32 concurrent requests the server holds at most CONCUR_DB_POOL connections (pg_stat_activity)", run: db_pool },
         Check { id: "db-slow", section: "§8.3", about: "/slowdb takes CONCUR_DB_SLOW_MS, spent in the database (pg_sleep in the query)", run: db_slow },
         Check { id: "db-bad-input", section: "§8.4", about: "another method on a database route is 405, a longer path 404", run: db_bad_input },
@@ -55,6 +56,35 @@ fn db_statements(ctx: &Ctx) -> Verdict {
                 cost.target, cost.requests, cost.what
             ));
         }
+    }
+    Ok(vec![])
+}
+
+/// spec/POLICIES.md §6.2, where pg_stat_statements can see it: a request to `/updates` writes
+/// its rows with one statement, and neither it nor `/queries` opens a transaction (a JDBC batch,
+/// asyncpg's `executemany` or an ORM's save per row would show as several updates or a `BEGIN`).
+fn db_policy(ctx: &Ctx) -> Verdict {
+    const REQUESTS: i64 = 5;
+    let mut admin = ctx.db()?;
+    let before = admin.statements()?;
+    for target in ["/updates?queries=20", "/queries?queries=20"] {
+        for _ in 0..REQUESTS {
+            let r = ctx.call("GET", target, b"")?;
+            super::expect_status(&r, 200, &format!("GET {target}"))?;
+        }
+    }
+    let ran = admin.statements()?.since(&before);
+    if ran.world_updates != REQUESTS {
+        return Err(format!(
+            "GET /updates?queries=20 ×{REQUESTS} ran {} statements updating world (pg_stat_statements), want {REQUESTS}: write a request's rows with one UPDATE world SET randomnumber = u.r FROM unnest($1::int[], $2::int[]) AS u(id, r) WHERE world.id = u.id, ids ascending (spec/POLICIES.md §6.2)",
+            ran.world_updates
+        ));
+    }
+    if ran.transactions != 0 {
+        return Err(format!(
+            "GET /updates?queries=20 and /queries?queries=20 ×{REQUESTS} each opened {} transactions (BEGIN in pg_stat_statements), want none: one UPDATE statement is atomic on its own (spec/POLICIES.md §6.2)",
+            ran.transactions
+        ));
     }
     Ok(vec![])
 }

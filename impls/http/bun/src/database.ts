@@ -3,10 +3,16 @@
 // connections of all processes together, so each process takes its share
 // (`poolShare`). The pool opens a connection when a query first needs one and
 // again after the database ended one, so the server starts, and serves its
-// other routes, with the database down. A query that finds every connection
-// busy waits in the pool's queue; no thread is held.
+// other routes, with the database down.
+//
+// A request reserves one connection (`sql.reserve()`) for all its statements
+// and releases it when done (spec/POLICIES.md §6, Rule R): a query sent on the
+// pool itself would go to any open connection, pipelined behind other
+// requests' queries, and Bun.SQL has no option that caps that (only
+// `prepare: false`, which gives up named prepared statements). A request that
+// finds every connection reserved waits in the pool's queue; no thread is held.
 
-import { SQL } from "bun";
+import { SQL, type ReservedSQL } from "bun";
 import type { Config } from "./config.ts";
 import { HttpError } from "./respond.ts";
 
@@ -29,11 +35,21 @@ export class Database {
       : undefined;
   }
 
-  /** Runs `work` on the pool; every failure to reach the database becomes a 503 with its reason (SPEC §8.4). */
-  async run<T>(work: (sql: SQL) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` on one reserved connection, released when it is done;
+   * `work` awaits each statement before it sends the next. Every failure to
+   * reach the database, reserving included, becomes a 503 with its reason
+   * (SPEC §8.4).
+   */
+  async run<T>(work: (sql: ReservedSQL) => Promise<T>): Promise<T> {
     if (!this.#sql) throw new HttpError(503, `database unavailable: ${this.#absent}`);
     try {
-      return await work(this.#sql);
+      const reserved = await this.#sql.reserve();
+      try {
+        return await work(reserved);
+      } finally {
+        await reserved.release();
+      }
     } catch (err) {
       if (err instanceof SQL.SQLError) throw new HttpError(503, `database unavailable: ${err.message} (${(err as { code?: string }).code})`);
       throw err;

@@ -122,6 +122,23 @@ describe("the database routes", () => {
     for (const [id, numbers] of drawn) expect(numbers).toContain(now.get(id)!);
   });
 
+  test("/updates writes with one UPDATE over unnest per request, no transaction (spec/POLICIES.md §6)", async () => {
+    // pg_stat_statements (concur db loads it) counts the statements of this user's sessions.
+    const calls = async () =>
+      Object.fromEntries(
+        (await admin`SELECT CASE WHEN query LIKE 'UPDATE world SET randomnumber = u.r FROM unnest(%' THEN 'update'
+                                 WHEN query ILIKE 'UPDATE%' THEN 'other update' ELSE upper(query) END AS kind,
+                            sum(calls)::int AS n
+                     FROM pg_stat_statements WHERE query ILIKE 'UPDATE%' OR upper(query) IN ('BEGIN', 'COMMIT')
+                     GROUP BY 1`).map((r: { kind: string; n: number }) => [r.kind, r.n]),
+      );
+    const before = await calls();
+    for (const n of [1, 20, 3]) expect(await rowsOf(await get(`/updates?queries=${n}`))).toHaveLength(n);
+    const after = await calls();
+    const delta = (kind: string) => (after[kind] ?? 0) - (before[kind] ?? 0);
+    expect([delta("update"), delta("other update"), delta("BEGIN"), delta("COMMIT")]).toEqual([3, 0, 0, 0]);
+  });
+
   test("/fortunes is the escaped, sorted page", async () => {
     for (let i = 0; i < 2; i++) {
       const res = await get("/fortunes");
@@ -153,6 +170,38 @@ describe("the database routes", () => {
     await answered("/db");
   });
 });
+
+test("connections the database ended under queries all serve again", async () => {
+  // With CONCUR_DB_POOL=2, 4 slow queries at once take 2 rounds; a connection the pool lost
+  // after the database ended it under a query (or a reserved one never given back) would make that 4.
+  const since = (await admin`SELECT now() AS now`)[0].now as Date;
+  const server = spawnServer({ CONCUR_CORES: "1", CONCUR_DB_URL: url, CONCUR_DB_POOL: "2", CONCUR_DB_SLOW_MS: "300" });
+  try {
+    const port = await server.started;
+    const slow = async (n: number) => {
+      const answers = await Promise.all(Array.from({ length: n }, () => fetch(`http://127.0.0.1:${port}/slowdb`)));
+      for (const res of answers) await res.body?.cancel();
+      return answers.map((r) => r.status);
+    };
+    for (let i = 0; i < 2; i++) {
+      const pending = slow(2);
+      await Bun.sleep(150);
+      const ended = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE usename = current_user AND pid <> pg_backend_pid() AND backend_start >= ${since}`;
+      expect(ended.length).toBeGreaterThan(0);
+      await pending;
+      for (const deadline = performance.now() + 5000; (await slow(2)).some((status) => status !== 200); ) {
+        expect(performance.now()).toBeLessThan(deadline);
+      }
+      const start = performance.now();
+      expect(await slow(4)).toEqual(Array(4).fill(200));
+      expect(performance.now() - start).toBeLessThan(1000);
+    }
+  } finally {
+    server.stop();
+    await server.child.exited;
+  }
+}, 20_000);
 
 for (const cores of ["1", "2"]) {
   test(`with CONCUR_DB_POOL=2 at ${cores} core(s), 8 slow queries hold at most 2 connections and take 4 rounds`, async () => {

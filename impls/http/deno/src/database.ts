@@ -3,8 +3,24 @@
 // connections of all isolates together, so each takes its share
 // (`poolShare`). postgres.js opens a connection when a query needs one and
 // again after the database ended one, so the server starts, and serves its
-// other routes, with the database down. A query that finds every connection
-// busy waits in the pool's queue; no thread is held.
+// other routes, with the database down.
+//
+// A request holds one connection for all its statements and awaits each before
+// it sends the next (spec/POLICIES.md §6, Rule R). A query sent on a postgres.js
+// pool goes to an idle connection if there is one and otherwise onto a busy one,
+// pipelined behind other requests' queries (up to its undocumented
+// `max_pipeline`, 100). Its `sql.reserve()` hands out a connection for one
+// caller, but in postgres.js 3.4.9 it loses connections when the database ends
+// them: a reserve that reopens a connection the database ended under a query is
+// rejected with that old query's error (porsager/postgres#1130) and still waits
+// in the pool's queue, so the pool later hands the reopened connection to it,
+// and to nobody (porsager/postgres#1195 strands a reserve in the same queue).
+// After one pg_terminate_backend of four busy connections, three were lost that
+// way and the pool served one request at a time. So the pool here is
+// postgres.js' own advice for a connection of one's own (porsager/postgres#163):
+// `postgres(url, { max: 1 })`, one client per connection, and a request takes a
+// client no other request holds. A request that finds every client taken waits
+// its turn in `#waiting`; no thread is held.
 
 import postgres from 'postgres';
 import type { Config } from './config.ts';
@@ -34,30 +50,38 @@ export function poolShare(total: number, workers: number, index: number): number
 export type Sql = postgres.Sql;
 
 export class Database {
-  readonly #sql: Sql | undefined;
+  /** The clients no request holds, each with its one connection (open or not). */
+  readonly #idle: Sql[] = [];
+  /** The requests waiting for a client, oldest first. */
+  readonly #waiting: ((sql: Sql) => void)[] = [];
+  readonly #clients: Sql[];
   readonly #deadlineMs: number;
 
   constructor(config: Config, index = 0) {
-    this.#sql = config.dbUrl
-      ? postgres(config.dbUrl, {
-        max: poolShare(config.dbPool, config.cores, index),
+    const size = config.dbUrl ? poolShare(config.dbPool, config.cores, index) : 0;
+    this.#clients = Array.from({ length: size }, () =>
+      postgres(config.dbUrl, {
+        max: 1,
         connect_timeout: CONNECT_TIMEOUT_S,
         backoff,
         onnotice: () => {},
-      })
-      : undefined;
+      }));
+    this.#idle.push(...this.#clients);
     this.#deadlineMs = DEADLINE_MS + config.dbSlowMs;
   }
 
   /**
-   * Runs `work` on the pool. Only the driver's calls run there, so whatever it
-   * throws (a refused or closed socket, a refused login, a connect timeout, a
-   * server error) means the database is out of reach: 503 with the reason (SPEC §8.4).
-   * So does a `work` still unsettled after its deadline; it is told by
-   * `expired()`, so that it starts no write the client was told failed.
+   * Runs `work` on a client (one connection) no other request holds, given
+   * back when `work` is done; `work` awaits each statement before it sends the
+   * next. Only the driver's calls run there, so whatever it throws (a refused
+   * or closed socket, a refused login, a connect timeout, a server error) means
+   * the database is out of reach: 503 with the reason (SPEC §8.4). So does a
+   * `work` still unsettled after its deadline, the wait for a client included;
+   * it is told by `expired()`, so that it starts no write the client was told
+   * failed.
    */
   async run<T>(work: (sql: Sql, expired: () => boolean) => Promise<T>): Promise<T> {
-    if (!this.#sql) throw new HttpError(503, 'database unavailable: CONCUR_DB_URL is not set');
+    if (this.#clients.length === 0) throw new HttpError(503, 'database unavailable: CONCUR_DB_URL is not set');
     let timer: ReturnType<typeof setTimeout> | undefined;
     let expired = false;
     const deadline = new Promise<never>((_, reject) => {
@@ -67,7 +91,7 @@ export class Database {
       }, this.#deadlineMs);
     });
     try {
-      return await Promise.race([work(this.#sql, () => expired), deadline]);
+      return await Promise.race([this.#held(work, () => expired), deadline]);
     } catch (err) {
       if (err instanceof HttpError) throw err;
       const code = (err as { code?: string }).code;
@@ -77,7 +101,19 @@ export class Database {
     }
   }
 
+  async #held<T>(work: (sql: Sql, expired: () => boolean) => Promise<T>, expired: () => boolean): Promise<T> {
+    const sql = this.#idle.pop() ?? await new Promise<Sql>((take) => this.#waiting.push(take));
+    try {
+      // A request answered 503 before a client was free runs nothing.
+      if (expired()) throw new HttpError(503, 'database unavailable: no connection before the deadline');
+      return await work(sql, expired);
+    } finally {
+      const next = this.#waiting.shift();
+      next ? next(sql) : this.#idle.push(sql);
+    }
+  }
+
   async close(): Promise<void> {
-    await this.#sql?.end({ timeout: 1 });
+    await Promise.all(this.#clients.map((sql) => sql.end({ timeout: 1 })));
   }
 }

@@ -1,13 +1,13 @@
 // The database routes of SPEC §8.3 on postgres.js' tagged templates.
 // postgres.js prepares each statement (named, per connection) the first time
 // a connection runs it and reuses it after (`prepare: true`, its default).
-// The reads of one request are sent at once and the pool runs them on its
-// connections, pipelined, as postgres.js code is written: SPEC §8.3 allows
-// the statements of one request on several connections.
+// Each request runs on one connection no other request holds (`db.run`) and
+// awaits each statement before it sends the next (spec/POLICIES.md §6, Rule R):
+// no pipelining, and no request's reads spread over several connections.
 
 import type { Config } from './config.ts';
 import type { Database, Sql } from './database.ts';
-import { JSON_TYPE, respond } from './respond.ts';
+import { HttpError, JSON_TYPE, respond } from './respond.ts';
 
 const WORLD_ROWS = 10_000;
 const MAX_QUERIES = 500;
@@ -29,28 +29,37 @@ const countOf = (req: Request) => queryCount(new URL(req.url).searchParams.get('
 const json = (value: unknown) => respond(200, JSON_TYPE, JSON.stringify(value));
 
 export function createDatabaseRoutes(config: Config, db: Database) {
-  const readRow = async (sql: Sql, id: number): Promise<World> => {
+  const readRow = async (sql: Sql): Promise<World> => {
     const [row] = await sql<
       { id: number; randomnumber: number }[]
-    >`SELECT id, randomnumber FROM world WHERE id = ${id}`;
+    >`SELECT id, randomnumber FROM world WHERE id = ${randomId()}`;
     return { id: row.id, randomNumber: row.randomnumber };
   };
-  // One call (and one deadline) for the request's reads, sent at once.
-  const readRows = (n: number) =>
-    db.run((sql) => Promise.all(Array.from({ length: n }, () => readRow(sql, randomId()))));
+  /** `n` rows, one statement each, each sent once the one before has been answered. */
+  const readRows = async (sql: Sql, n: number) => {
+    const rows: World[] = [];
+    for (let i = 0; i < n; i++) rows.push(await readRow(sql));
+    return rows;
+  };
 
   async function updates(req: Request): Promise<Response> {
-    const rows = await readRows(countOf(req));
-    for (const row of rows) row.randomNumber = randomId();
-    // One transaction, rows in id order: two requests lock shared rows alike and never deadlock.
-    const sorted = rows.toSorted((a, b) => a.id - b.id);
-    await db.run((sql, expired) =>
-      sql.begin((tx) => {
-        // A transaction that got its connection after the client had its 503 writes nothing.
-        if (expired()) throw new Error('the request was answered 503 before a connection was free');
-        return sorted.map((row) => tx`UPDATE world SET randomnumber = ${row.randomNumber} WHERE id = ${row.id}`);
-      })
-    );
+    const n = countOf(req);
+    const rows = await db.run(async (sql, expired) => {
+      const rows = await readRows(sql, n);
+      for (const row of rows) row.randomNumber = randomId();
+      // A request whose reads outlasted its deadline was answered 503: it writes nothing.
+      if (expired()) throw new HttpError(503, 'database unavailable: the reads outlasted the deadline');
+      // One statement for every row (spec/POLICIES.md §6, Rule W), no transaction: the arrays
+      // in ascending id order, so two requests lock the rows they share in the same order and
+      // never deadlock. postgres.js sends each JavaScript array as the int[] the statement's
+      // `::int[]` asks for.
+      const sorted = rows.toSorted((a, b) => a.id - b.id);
+      const ids = sorted.map((row) => row.id);
+      const numbers = sorted.map((row) => row.randomNumber);
+      await sql`UPDATE world SET randomnumber = u.r FROM unnest(${ids}::int[], ${numbers}::int[]) AS u(id, r) WHERE world.id = u.id`;
+      return rows;
+    });
+    // In the order read, with their new numbers.
     return json(rows);
   }
 
@@ -75,8 +84,11 @@ export function createDatabaseRoutes(config: Config, db: Database) {
   }
 
   return {
-    single: async () => json(await db.run((sql) => readRow(sql, randomId()))),
-    queries: async (req: Request) => json(await readRows(countOf(req))),
+    single: async () => json(await db.run(readRow)),
+    queries: async (req: Request) => {
+      const n = countOf(req);
+      return json(await db.run((sql) => readRows(sql, n)));
+    },
     updates,
     slow,
     fortunes,

@@ -131,6 +131,24 @@ Deno.test({
         }
       });
 
+      await step(t, '/updates writes with one UPDATE over unnest per request, no transaction', async () => {
+        // pg_stat_statements (concur db loads it) counts the statements of this user's sessions.
+        const calls = async () =>
+          Object.fromEntries(
+            (await admin<{ kind: string; n: number }[]>`
+              SELECT CASE WHEN query LIKE 'UPDATE world SET randomnumber = u.r FROM unnest(%' THEN 'update'
+                          WHEN query ILIKE 'UPDATE%' THEN 'other update' ELSE upper(query) END AS kind,
+                     sum(calls)::int AS n
+              FROM pg_stat_statements WHERE query ILIKE 'UPDATE%' OR upper(query) IN ('BEGIN', 'COMMIT')
+              GROUP BY 1`).map((r) => [r.kind, r.n]),
+          );
+        const before = await calls();
+        for (const n of [1, 20, 3]) assert.equal((await rowsOf(await get(`/updates?queries=${n}`))).length, n);
+        const after = await calls();
+        const delta = (kind: string) => (after[kind] ?? 0) - (before[kind] ?? 0);
+        assert.deepEqual([delta('update'), delta('other update'), delta('BEGIN'), delta('COMMIT')], [3, 0, 0, 0]);
+      });
+
       await step(t, '/fortunes is the escaped, sorted page', async () => {
         for (let i = 0; i < 2; i++) {
           const res = await get('/fortunes');
@@ -174,6 +192,42 @@ Deno.test({
           await answered('/db');
         },
       );
+
+      await step(t, 'connections the database ended under queries all serve again', async () => {
+        // With CONCUR_DB_POOL=2, 4 slow queries at once take 2 rounds; a connection the pool
+        // lost after the database ended it under a query would make that 4 rounds.
+        const since = (await admin<{ now: Date }[]>`SELECT now()`)[0].now;
+        const spawned = spawnServer({ CONCUR_DB_URL: url, CONCUR_DB_POOL: '2', CONCUR_DB_SLOW_MS: '300' });
+        const slow = async (n: number) => {
+          const answers = await Promise.all(
+            Array.from({ length: n }, () => fetch(`http://127.0.0.1:${port}/slowdb`)),
+          );
+          for (const res of answers) await res.body?.cancel();
+          return answers.map((r) => r.status);
+        };
+        let port = 0;
+        try {
+          port = await spawned.started;
+          for (let i = 0; i < 2; i++) {
+            const pending = slow(2);
+            await new Promise((r) => setTimeout(r, 150));
+            const ended = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+              WHERE usename = current_user AND pid <> pg_backend_pid() AND backend_start >= ${since}`;
+            assert.ok(ended.length > 0);
+            await pending;
+            // The first query on each reopened connection may still be a 503 (see src/database.ts' deadline).
+            for (const deadline = performance.now() + 5000; (await slow(2)).some((status) => status !== 200);) {
+              assert.ok(performance.now() < deadline, 'no 200s within 5 s of the database ending the connections');
+            }
+            const start = performance.now();
+            assert.deepEqual(await slow(4), Array(4).fill(200));
+            const took = performance.now() - start;
+            assert.ok(took < 1000, `4 slow queries took ${Math.round(took)} ms on 2 connections`);
+          }
+        } finally {
+          await spawned.stop();
+        }
+      });
 
       for (const cores of ['1', '2']) {
         await step(

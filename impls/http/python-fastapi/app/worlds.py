@@ -1,10 +1,13 @@
 """`/db`, `/queries`, `/updates` and `/slowdb`: rows of `world` read one statement each (SPEC §8.3).
 
 asyncpg prepares a statement on a connection the first time it runs there
-and reuses it from the connection's statement cache after, so `fetchrow`
-with the SQL text runs a prepared statement. The rows are answered with
-`JSONResponse` directly: the response needs no validation, and FastAPI's
-path through `jsonable_encoder` would walk 500 dicts for nothing.
+and reuses it from the connection's statement cache after, so `fetchrow` or
+`execute` with the SQL text and its arguments runs a prepared statement. A
+request runs all its statements on its one pooled connection, each awaited
+before the next is sent (spec/POLICIES.md §6, Rule R). The rows are
+answered with `JSONResponse` directly: the response needs no validation,
+and FastAPI's path through `jsonable_encoder` would walk 500 dicts for
+nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ MAX_QUERIES = 500
 SELECT_ROW = "SELECT id, randomnumber FROM world WHERE id = $1"
 # The wait is the query's own, so the connection is held through it.
 SELECT_SLOW = "SELECT id, randomnumber FROM world, pg_sleep($2) WHERE id = $1"
-UPDATE_ROW = "UPDATE world SET randomnumber = $2 WHERE id = $1"
+# All of a request's rows in one statement (spec/POLICIES.md §6, Rule W); asyncpg encodes a list as an array.
+UPDATE_ROWS = "UPDATE world SET randomnumber = u.r FROM unnest($1::int[], $2::int[]) AS u(id, r) WHERE world.id = u.id"
 # Python's int() also takes " 5", "+5" and "5_000"; the contract's N is plain decimal.
 DECIMAL = re.compile(r"-?[0-9]+")
 
@@ -67,8 +71,9 @@ async def updates(db: DatabaseDep, queries: str = "") -> JSONResponse:
         rows = await read_rows(conn, query_count(queries))
         for row in rows:
             row["randomNumber"] = random_id()
-        # executemany runs in one transaction; in id order, two requests lock shared rows alike and never deadlock.
-        await conn.executemany(UPDATE_ROW, sorted((row["id"], row["randomNumber"]) for row in rows))
+        # One statement is atomic, so no transaction; in id order, two requests lock shared rows alike and never deadlock.
+        written = sorted((row["id"], row["randomNumber"]) for row in rows)
+        await conn.execute(UPDATE_ROWS, [i for i, _ in written], [n for _, n in written])
     return JSONResponse(rows)
 
 

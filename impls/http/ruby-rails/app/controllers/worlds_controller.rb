@@ -15,16 +15,13 @@ class WorldsController < ApplicationController
     render json: random_worlds
   end
 
-  # Read one by one, then each saved the Active Record way: a new number
-  # assigned and `update!` (its own transaction, one row each, so two
-  # requests cannot deadlock). Active Record writes only changed
-  # attributes, and `update!` with the number the row already holds sends
-  # no UPDATE at all (1 row in 10,000): the number is drawn again until it
-  # differs, as TechEmpower's Rails entry does, so that every row is written
-  # (SPEC §8.3).
+  # Read one by one as /queries, each given a new number, then all written
+  # back by one statement on the same connection (World.update_numbers, ids
+  # in ascending order, no transaction). The answer keeps the read order.
   def update
     worlds = random_worlds
-    worlds.each { |world| world.update!(randomnumber: World.random_id(other_than: world.randomnumber)) }
+    worlds.each { |world| world.randomnumber = World.random_id }
+    World.update_numbers(worlds)
     render json: worlds
   end
 

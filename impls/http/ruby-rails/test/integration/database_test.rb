@@ -55,6 +55,19 @@ class DatabaseTest < ActionDispatch::IntegrationTest
     end
   end
 
+  # spec/POLICIES.md §6: the reads, then one UPDATE for all the rows, with
+  # no transaction around it (`update!` per row was a BEGIN, an UPDATE and a
+  # COMMIT each).
+  test "/updates writes its rows with one UPDATE, outside a transaction" do
+    before = [world_reads, calls("^UPDATE world "), calls("^(BEGIN|COMMIT|ROLLBACK|START TRANSACTION)")]
+    get "/updates?queries=20"
+    assert_equal 20, rows.size
+    after = [world_reads, calls("^UPDATE world "), calls("^(BEGIN|COMMIT|ROLLBACK|START TRANSACTION)")]
+    reads, updates, transactions = after.zip(before).map { |a, b| a - b }
+    assert_operator reads, :>=, 20
+    assert_equal [1, 0], [updates, transactions]
+  end
+
   test "/fortunes is the page, sorted and escaped" do
     get "/fortunes"
     assert_response 200
@@ -87,5 +100,13 @@ class DatabaseTest < ActionDispatch::IntegrationTest
     sql = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = current_user) " \
           "AND query ~* '\\mworld\\M' AND query !~* '\\mupdate\\M'"
     Integer(@pg.exec(sql).getvalue(0, 0))
+  end
+
+  # Statements of the server's user so far whose text matches pattern (case
+  # ignored): pg_stat_statements counts BEGIN and COMMIT too.
+  def calls(pattern)
+    sql = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = current_user) " \
+          "AND query ~* $1"
+    Integer(@pg.exec_params(sql, [pattern]).getvalue(0, 0))
   end
 end

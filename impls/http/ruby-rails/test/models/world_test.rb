@@ -1,25 +1,45 @@
 require "test_helper"
-require "minitest/mock"
 
-# Active Record's `update!` sends no UPDATE when the new number equals the
-# stored one (it writes changed attributes only); /updates draws again then,
-# so that every row it answers is written (SPEC §8.3).
+# /updates' write (spec/POLICIES.md §6): World.update_numbers, one UPDATE
+# for all the rows, against the real PostgreSQL of test/database_helper.rb.
 class WorldTest < ActiveSupport::TestCase
-  test "a number equal to the one to replace is drawn again" do
-    draws = [7, 7, 7, 9]
-    World.stub(:rand, ->(_range) { draws.shift }) do
-      assert_equal 9, World.random_id(other_than: 7)
-    end
-    assert_empty draws
+  setup { @pg = TestDatabase.connect }
+  teardown { @pg.close }
+
+  # A row's version (xmin) changes whenever an UPDATE writes it, whatever
+  # the number: `update!` would have sent nothing for the unchanged one.
+  test "every row is written, one keeping its stored number too" do
+    changed = World.find(1)
+    kept = World.find(2)
+    changed.randomnumber = changed.randomnumber % World::ROWS + 1
+    versions = [version(1), version(2)]
+    World.update_numbers([kept, changed])
+    assert_equal [changed.randomnumber, kept.randomnumber], [stored(1), stored(2)]
+    assert_empty [version(1), version(2)] & versions
   end
 
-  test "without one to replace the first draw is kept" do
-    World.stub(:rand, ->(_range) { 7 }) do
-      assert_equal 7, World.random_id
-    end
+  test "an id given twice keeps one of its two numbers" do
+    first = World.find(3)
+    second = World.find(3)
+    first.randomnumber = 17
+    second.randomnumber = 18
+    World.update_numbers([first, second])
+    assert_includes [17, 18], stored(3)
   end
 
-  test "every draw is in 1..10000" do
-    assert(Array.new(1000) { World.random_id(other_than: 1) }.all? { |n| (2..World::ROWS).cover?(n) })
+  test "its statement is prepared on the connection" do
+    World.update_numbers([World.find(4)])
+    statements = World.connection.select_values("SELECT statement FROM pg_prepared_statements")
+    assert_includes statements, World::UPDATE_NUMBERS
+  end
+
+  private
+
+  def stored(id)
+    Integer(@pg.exec_params("SELECT randomnumber FROM world WHERE id = $1", [id]).getvalue(0, 0))
+  end
+
+  def version(id)
+    @pg.exec_params("SELECT xmin::text FROM world WHERE id = $1", [id]).getvalue(0, 0)
   end
 end

@@ -169,15 +169,16 @@ module Concur
       JSON.generate(database { |db| read_rows(db) })
     end
 
-    # Read one by one as /queries, then each row written back by an UPDATE
-    # of its own, as Sequel users write it (no transaction: each statement
-    # locks one row, so two requests cannot deadlock).
+    # Read one by one as /queries on the request's connection, then every row
+    # written back by one UPDATE on that connection, in ascending id order (no
+    # transaction: one statement is atomic). Every row is written, even one
+    # whose new number equals the stored one. The answer keeps the read order.
     get "/updates" do
       rows = database do |db|
-        read_rows(db).each do |row|
-          row["randomNumber"] = random_id
-          db.update(row["id"], row["randomNumber"])
-        end
+        read = read_rows(db).each { |row| row["randomNumber"] = random_id }
+        sorted = read.sort_by { |row| row["id"] }
+        db.update(sorted.map { |row| row["id"] }, sorted.map { |row| row["randomNumber"] })
+        read
       end
       content_type :json
       JSON.generate(rows)

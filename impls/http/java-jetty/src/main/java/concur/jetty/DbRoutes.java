@@ -35,7 +35,9 @@ final class DbRoutes {
 
     static final int WORLD_ROWS = 10_000;
     private static final String SELECT_ROW = "SELECT id, randomnumber FROM world WHERE id = ?";
-    private static final String UPDATE_ROW = "UPDATE world SET randomnumber = ? WHERE id = ?";
+    /** One statement for all of a request's rows: the ids and new numbers as two {@code int4[]} arrays. */
+    private static final String UPDATE_ROWS =
+            "UPDATE world SET randomnumber = u.r FROM unnest(?::int[], ?::int[]) AS u(id, r) WHERE world.id = u.id";
     private static final String SELECT_FORTUNES = "SELECT id, message FROM fortune";
     private static final String SLOW_ROW = "SELECT id, randomnumber FROM world, pg_sleep(?) WHERE id = ?";
     /**
@@ -124,20 +126,22 @@ final class DbRoutes {
     }
 
     /**
-     * Gives each row a new number and writes them back in one JDBC batch: the
-     * driver sends the N updates at once and they run as one implicit
-     * transaction, so they go in ascending id order, and two requests that
-     * share rows lock them in the same order and cannot deadlock.
+     * Gives each row a new number and writes them all with one statement, on
+     * the connection that read them, in auto-commit (one statement is atomic,
+     * so no transaction around it). The arrays go in ascending id order, so
+     * two requests that share rows lock them in the same order and cannot
+     * deadlock; an id drawn twice is in them twice, and PostgreSQL keeps one
+     * of its two numbers. The answer keeps the order of the reads.
      */
     private List<World> update(Connection connection, List<World> rows) throws SQLException {
         List<World> updated = rows.stream().map(row -> new World(row.id(), randomId())).toList();
-        try (PreparedStatement statement = connection.prepareStatement(UPDATE_ROW)) {
-            for (World row : updated.stream().sorted(Comparator.comparingInt(World::id)).toList()) {
-                statement.setInt(1, row.randomNumber());
-                statement.setInt(2, row.id());
-                statement.addBatch();
-            }
-            statement.executeBatch();
+        List<World> byId = updated.stream().sorted(Comparator.comparingInt(World::id)).toList();
+        Integer[] ids = byId.stream().map(World::id).toArray(Integer[]::new);
+        Integer[] numbers = byId.stream().map(World::randomNumber).toArray(Integer[]::new);
+        try (PreparedStatement statement = connection.prepareStatement(UPDATE_ROWS)) {
+            statement.setArray(1, connection.createArrayOf("int4", ids));
+            statement.setArray(2, connection.createArrayOf("int4", numbers));
+            statement.executeUpdate();
         }
         return updated;
     }

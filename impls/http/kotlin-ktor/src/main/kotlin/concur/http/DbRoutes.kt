@@ -23,7 +23,8 @@ data class World(val id: Int, val randomNumber: Int)
 
 const val WORLD_ROWS = 10_000
 private const val SELECT_ROW = "SELECT id, randomnumber FROM world WHERE id = ?"
-private const val UPDATE_ROW = "UPDATE world SET randomnumber = ? WHERE id = ?"
+private const val UPDATE_ROWS =
+    "UPDATE world SET randomnumber = u.r FROM unnest(?::int[], ?::int[]) AS u(id, r) WHERE world.id = u.id"
 private const val SLOW_ROW = "SELECT id, randomnumber FROM world, pg_sleep(?) WHERE id = ?"
 
 class DbRoutes(private val database: Database, private val slow: Duration) {
@@ -71,20 +72,19 @@ private fun one(statement: PreparedStatement, id: Int, idAt: Int): World {
 }
 
 /**
- * Gives each row a new number and writes them back in one JDBC batch: the
- * driver sends the N updates at once and they run as one implicit
- * transaction, so they go in ascending id order, and two calls that share
- * rows lock them in the same order and cannot deadlock.
+ * Gives each row a new number and writes them all back with one statement,
+ * the ids and the numbers as two `int4` arrays, in auto-commit (one statement
+ * is atomic, so no transaction around it), on the connection that read them.
+ * The arrays go in ascending id order, so two calls that share rows lock them
+ * in the same order and cannot deadlock; the answer keeps the order of the reads.
  */
 private fun update(connection: Connection, rows: List<World>): List<World> {
     val updated = rows.map { World(it.id, randomId()) }
-    connection.prepareStatement(UPDATE_ROW).use { statement ->
-        for (row in updated.sortedBy { it.id }) {
-            statement.setInt(1, row.randomNumber)
-            statement.setInt(2, row.id)
-            statement.addBatch()
-        }
-        statement.executeBatch()
+    val ascending = updated.sortedBy { it.id }
+    connection.prepareStatement(UPDATE_ROWS).use { statement ->
+        statement.setArray(1, connection.createArrayOf("int4", ascending.map { it.id }.toTypedArray()))
+        statement.setArray(2, connection.createArrayOf("int4", ascending.map { it.randomNumber }.toTypedArray()))
+        statement.executeUpdate()
     }
     return updated
 }

@@ -86,7 +86,8 @@ object DbRoutes {
     */
   object Sql {
     private val SelectRow = "SELECT id, randomnumber FROM world WHERE id = ?"
-    private val UpdateRow = "UPDATE world SET randomnumber = ? WHERE id = ?"
+    private val UpdateRows =
+      "UPDATE world SET randomnumber = u.r FROM unnest(?::int[], ?::int[]) AS u(id, r) WHERE world.id = u.id"
     private val SelectFortunes = "SELECT id, message FROM fortune"
     private val SlowRow = "SELECT id, randomnumber FROM world, pg_sleep(?) WHERE id = ?"
 
@@ -99,23 +100,27 @@ object DbRoutes {
         one(statement, id, 2)
       }
 
-    /** N rows, one query each, one after another on the request's connection. */
+    /** N rows, one query each, one after another on the request's connection (spec/POLICIES.md §6, Rule R): JDBC
+      * blocks in `executeQuery` until the row has come, so the next read is sent only then.
+      */
     def reads(c: Connection, n: Int): Vector[World] =
       Using.resource(c.prepareStatement(SelectRow))(statement => Vector.fill(n)(one(statement, randomId())))
 
-    /** Gives each row a new number and writes them back in one JDBC batch: pgjdbc sends the N updates at once and
-      * they run as one implicit transaction, so they go in ascending id order, and two requests that share rows lock
-      * them in the same order and cannot deadlock.
+    /** Gives each row a new number and writes them all with one statement on the connection that read them
+      * (spec/POLICIES.md §6, Rule W): the ids and their numbers go as two `int4` arrays (`createArrayOf`) that
+      * `unnest` pairs up. No transaction is opened: under auto-commit the one statement is atomic on its own. The
+      * arrays are in ascending id order, so two requests that share rows lock them in the same order and cannot
+      * deadlock; an id drawn twice is in them twice, and PostgreSQL applies one of its two numbers. The answer keeps
+      * the rows in the order they were read.
       */
     def update(c: Connection, rows: Vector[World]): Vector[World] = {
       val updated = rows.map(_.copy(randomNumber = randomId()))
-      Using.resource(c.prepareStatement(UpdateRow)) { statement =>
-        for (row <- updated.sortBy(_.id)) {
-          statement.setInt(1, row.randomNumber)
-          statement.setInt(2, row.id)
-          statement.addBatch()
-        }
-        statement.executeBatch()
+      val ascending = updated.sortBy(_.id)
+      def int4s(values: Vector[Int]): java.sql.Array = c.createArrayOf("int4", values.map(Int.box).toArray[AnyRef])
+      Using.resource(c.prepareStatement(UpdateRows)) { statement =>
+        statement.setArray(1, int4s(ascending.map(_.id)))
+        statement.setArray(2, int4s(ascending.map(_.randomNumber)))
+        statement.executeUpdate()
       }
       updated
     }
