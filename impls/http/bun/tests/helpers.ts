@@ -94,7 +94,11 @@ export const request = (method: string, path: string, body = "", headers: Record
 
 /** Runs the real entry point with `env`; `started` resolves with its port once GET / answers. */
 export function spawnServer(env: Record<string, string>) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // A port the kernel has free now (a listener on port 0, closed at once): a random pick from a
+  // fixed range can be a port in use (the range meets the ephemeral ports other tests' clients hold).
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
   const child = Bun.spawn([process.execPath, "src/server.ts"], {
     cwd: FOLDER,
     env: { ...process.env, PORT: String(port), CONCUR_BCRYPT_COST: "4", ...env },
