@@ -162,15 +162,15 @@ fn a_server_that_wedges_in_the_accept_bursts_gets_no_further_burst() {
         return;
     }
     let _one = crate::fake_repo::measuring();
-    // Wedged once 200 connections are open at once: within the unstored burst of 1,000.
+    // Wedged once 200 connections have been accepted in all: within the unstored burst of 1,000.
     let fake = Fake::new("--wedge-at 200", &HELD.replace("max_steps = 10", "max_steps = 1"));
     let out = fake.run(&[]).output().unwrap();
     ok(&out);
     let log = text(&out);
     assert_eq!(log.matches("did not quieten after it: no further burst").count(), 1, "{log}");
-    // The fake takes connections faster than it answers them: it wedges within the unstored burst,
-    // whose zero is then kept as the one measured.
-    assert!(log.contains("the server answered none of a burst of 1000 connections"), "{log}");
+    // It wedges within the unstored burst of 1,000 or the first stored one of 2,000 (which, depends
+    // on how fast the machine lets the fake take connections); that burst's zero is kept as the one measured.
+    assert!(log.contains("the server answered none of a burst of "), "{log}");
     let s = fake.search();
     let accept = s.accept.clone().expect("the accept rate is stored");
     assert_eq!((accept.per_s, accept.answered, accept.low, accept.high), (0.0, 0, 0.0, 0.0), "one burst measured, none answered: {accept:?}");
