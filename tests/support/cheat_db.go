@@ -64,11 +64,7 @@ func main() {
 	}
 	mux.HandleFunc("GET /db", func(w http.ResponseWriter, r *http.Request) { answer(w, one(r, pool)) })
 	mux.HandleFunc("GET /queries", func(w http.ResponseWriter, r *http.Request) {
-		n, err := strconv.Atoi(r.URL.Query().Get("queries"))
-		n = min(max(n, 1), 500)
-		if err != nil {
-			n = 1
-		}
+		n := queries(r)
 		rows := make([]world, 0, n)
 		switch mode {
 		case "cache":
@@ -124,11 +120,7 @@ func queued(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool, workers 
 // updates reads `queries` rows one by one and writes each a new number: with one
 // statement for all, ids ascending, or (rowwise) an UPDATE per row in a transaction.
 func updates(r *http.Request, pool *pgxpool.Pool, mode string) []world {
-	n, err := strconv.Atoi(r.URL.Query().Get("queries"))
-	n = min(max(n, 1), 500)
-	if err != nil {
-		n = 1
-	}
+	n := queries(r)
 	rows := make([]world, 0, n)
 	for range n {
 		row := one(r, pool)
@@ -151,6 +143,15 @@ func updates(r *http.Request, pool *pgxpool.Pool, mode string) []world {
 	}
 	pool.Exec(r.Context(), "UPDATE world SET randomnumber = u.r FROM unnest($1::int[], $2::int[]) AS u(id, r) WHERE world.id = u.id", ids, numbers)
 	return rows
+}
+
+// queries is the request's `queries`, clamped to 1..500 (not a number: 1).
+func queries(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("queries"))
+	if err != nil {
+		return 1
+	}
+	return min(max(n, 1), 500)
 }
 
 func one(r *http.Request, pool *pgxpool.Pool) world {

@@ -44,10 +44,7 @@ fn db_statements(ctx: &Ctx) -> Verdict {
     let mut admin = ctx.db()?;
     for cost in COSTS {
         let before = admin.statements()?;
-        for _ in 0..cost.requests {
-            let r = ctx.call("GET", cost.target, b"")?;
-            super::expect_status(&r, 200, &format!("GET {}", cost.target))?;
-        }
+        get_ok(ctx, cost.target, cost.requests)?;
         let ran = (cost.counted)(&admin.statements()?.since(&before));
         let want = cost.requests * cost.per_request;
         if ran < want {
@@ -68,10 +65,7 @@ fn db_policy(ctx: &Ctx) -> Verdict {
     let mut admin = ctx.db()?;
     let before = admin.statements()?;
     for target in ["/updates?queries=20", "/queries?queries=20"] {
-        for _ in 0..REQUESTS {
-            let r = ctx.call("GET", target, b"")?;
-            super::expect_status(&r, 200, &format!("GET {target}"))?;
-        }
+        get_ok(ctx, target, REQUESTS)?;
     }
     let ran = admin.statements()?.since(&before);
     if ran.world_updates != REQUESTS {
@@ -82,11 +76,20 @@ fn db_policy(ctx: &Ctx) -> Verdict {
     }
     if ran.transactions != 0 {
         return Err(format!(
-            "GET /updates?queries=20 and /queries?queries=20 ×{REQUESTS} each opened {} transactions (BEGIN in pg_stat_statements), want none: one UPDATE statement is atomic on its own (spec/POLICIES.md §6.2)",
+            "GET /updates?queries=20 and /queries?queries=20, ×{REQUESTS} each, opened {} transactions (BEGIN in pg_stat_statements), want none: one UPDATE statement is atomic on its own (spec/POLICIES.md §6.2)",
             ran.transactions
         ));
     }
     Ok(vec![])
+}
+
+/// `GET target` `times` times, each to be a 200: the requests whose statements a check counts.
+fn get_ok(ctx: &Ctx, target: &str, times: i64) -> Result<(), String> {
+    for _ in 0..times {
+        let r = ctx.call("GET", target, b"")?;
+        super::expect_status(&r, 200, &format!("GET {target}"))?;
+    }
+    Ok(())
 }
 
 fn db_pool(ctx: &Ctx) -> Verdict {
