@@ -458,9 +458,13 @@ fn combine(mut outcomes: Vec<Outcome>) -> (Kind, String, Vec<String>) {
     let tested: Vec<usize> = (0..outcomes.len()).filter(|&i| outcomes[i].refute.is_some()).collect();
     let p: Vec<f64> = tested.iter().filter_map(|&i| outcomes[i].refute.as_ref().map(|r| r.0)).collect();
     for (&i, rejected) in tested.iter().zip(holm(&p, ALPHA)) {
-        if rejected && let Some((_, why)) = outcomes[i].refute.take() {
+        let Some((p_own, why)) = outcomes[i].refute.take() else { continue };
+        if rejected {
             outcomes[i].kind = Kind::DoesNotHold;
             outcomes[i].why = why;
+        } else if p_own < ALPHA {
+            // Alone it would refute; among the claim's tests it does not: say that, not the undecided sentence.
+            outcomes[i].why = format!("{why}, but not past Holm's correction over the claim's {} tests (p = {p_own:.3})", p.len());
         }
     }
     let whys = |kind: Kind| -> Vec<String> {

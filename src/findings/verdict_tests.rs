@@ -286,8 +286,12 @@ fn a_claims_refutations_are_corrected_together_by_holm() {
     // One pair at p = 0.02: refuted at its own level, 0.025.
     assert_eq!(combine(vec![undecided(0.02)]).0, Kind::DoesNotHold);
     // Two at 0.02 each: the smaller must pass 0.025 / 2 first; neither refutes.
+    // Each would refute alone, so each says so and why it does not here (not the undecided sentence).
     let (kind, why, _) = combine(vec![undecided(0.02), undecided(0.02)]);
-    assert_eq!((kind, why.as_str()), (Kind::CannotTell, "across"));
+    assert_eq!((kind, why.as_str()), (Kind::CannotTell, "refuted at 0.02, but not past Holm's correction over the claim's 2 tests (p = 0.020)"));
+    // A test that would not refute even alone keeps the undecided sentence.
+    let (kind, why, _) = combine(vec![undecided(0.3), undecided(0.02), undecided(0.02)]);
+    assert!(kind == Kind::CannotTell && why.starts_with("across; refuted at 0.02, but not past"), "{why}");
     // One strong refutation lets the next be judged at 0.025.
     let (kind, why, _) = combine(vec![undecided(0.001), undecided(0.02), Outcome::new(Kind::Holds, "").refutable(Some(0.99), String::new())]);
     assert_eq!((kind, why.as_str()), (Kind::DoesNotHold, "refuted at 0.001"), "0.02 > 0.025/2: only the first");
