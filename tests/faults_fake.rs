@@ -1,14 +1,24 @@
 //! `concur faults` against the fake server, scripted to fail in known ways:
-//! a pause of a known length after the panic is measured as that outage, a
-//! process that exits is started again by concur, and a server that never
-//! serves again is said not to have recovered, its figures kept.
+//! a pause of a known length after the panic is measured as that outage and
+//! as the load's recovery (to the second), a process that exits is started
+//! again by concur, and a server that never serves again is said not to
+//! have recovered, its figures kept.
 
 use crate::{fake_repo, tools};
 use concur::faults::{self, Fault, ImplFaults, Settings};
 use std::time::Duration;
 
 fn settings() -> Settings {
-    Settings { rate: 200.0, before: Duration::from_millis(400), after: Duration::from_millis(2000), spin_ms: 300, ..Settings::default() }
+    // The fault at a whole second of the load's clock, two whole seconds after it; short warm-ups.
+    Settings {
+        rate: Some(200.0),
+        warmup_for: Duration::from_secs(1),
+        capacity_for: Duration::from_secs(1),
+        before: Duration::from_secs(1),
+        after: Duration::from_secs(2),
+        spin_ms: 300,
+        ..Settings::default()
+    }
 }
 
 fn measure(args: &str, faults: &[Fault]) -> Option<ImplFaults> {
@@ -24,11 +34,19 @@ fn measure(args: &str, faults: &[Fault]) -> Option<ImplFaults> {
 fn a_pause_after_the_panic_is_measured_as_its_outage_with_every_lost_request() {
     let Some(r) = measure("--panic-pause 700", &[Fault::Panic]) else { return };
     assert!(r.start_up.ready_ms > 0.0 && r.start_up.rss_bytes > 1 << 20, "{:?}", r.start_up);
-    let t = &r.trials[0];
+    // The first second at 200 a second, the capacity before and after, the fixed rate beside the faults.
+    assert!(r.load.warmup.first().is_some_and(|s| s.requests > 150 && s.p99_us.is_some()), "{:?}", r.load);
+    assert!(r.load.capacity_before > 200.0 && r.load.capacity_after.is_some_and(|c| c > 200.0) && r.load.rate == 200.0, "{:?}", r.load);
+    let [baseline, t] = &r.trials[..] else { panic!("{r:?}") };
+    assert_eq!((baseline.fault.as_str(), baseline.load_errors, baseline.recovery_ms), (faults::BASELINE, 0, None), "{baseline:?}");
     let outage = t.outage_ms.expect("the fake serves again after 700 ms");
     assert!((600.0..1000.0).contains(&outage), "an outage of 700 ms measured as {outage} ms: {t:?}");
-    // 200 requests a second for 0.7 s: about 140 lost, each counted.
+    // The load is back in the first whole second after the pause: the gap, to the second.
+    let back = t.recovery_ms.expect("the load is back before the end");
+    assert!((700.0..=1700.0).contains(&back), "a pause of 700 ms, the load back after {back} ms: {:?}", t.timeline);
+    // 200 requests a second for 0.7 s: about 140 lost, each counted, in the seconds they failed in.
     assert!((70..=280).contains(&t.load_errors), "{t:?}");
+    assert_eq!(t.timeline.iter().map(|s| s.errors).sum::<u64>(), t.load_errors, "{:?}", t.timeline);
     assert_eq!(t.faulting_client, "connection closed without an answer", "{t:?}");
     assert_eq!(t.restarted_by, None, "{t:?}");
 }
@@ -36,7 +54,7 @@ fn a_pause_after_the_panic_is_measured_as_its_outage_with_every_lost_request() {
 #[test]
 fn a_process_that_exits_is_started_again_by_concur_and_a_spin_of_threads_stalls_nobody() {
     let Some(r) = measure("--panic-exits", &[Fault::Panic, Fault::Spin { ms: 300 }, Fault::Kill]) else { return };
-    let [panic, spin, kill] = &r.trials[..] else { panic!("{r:?}") };
+    let [_, panic, spin, kill] = &r.trials[..] else { panic!("{r:?}") };
     assert_eq!(panic.restarted_by.as_deref(), Some("concur (as a process supervisor)"), "{panic:?}");
     assert!(panic.outage_ms.is_some_and(|ms| ms > 0.0 && ms < 2000.0), "{panic:?}");
     assert!(panic.load_errors > 0, "{panic:?}");
@@ -51,9 +69,10 @@ fn a_process_that_exits_is_started_again_by_concur_and_a_spin_of_threads_stalls_
 #[test]
 fn a_server_that_never_serves_again_is_said_so_and_the_next_fault_still_measured() {
     let Some(r) = measure("--panic-pause 60000", &[Fault::Panic, Fault::Spin { ms: 300 }]) else { return };
-    assert_eq!(r.trials[0].outage_ms, None, "{:?}", r.trials[0]);
+    let [_, panic, spin] = &r.trials[..] else { panic!("{r:?}") };
+    assert_eq!((panic.outage_ms, panic.recovery_ms), (None, None), "{panic:?}");
     // Started afresh for the spin.
-    assert_eq!(r.trials[1].faulting_client, "200", "{:?}", r.trials[1]);
+    assert_eq!(spin.faulting_client, "200", "{spin:?}");
 }
 
 #[test]
@@ -68,7 +87,7 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     crate::results::write_db(&db);
     let _alone = fake_repo::measuring();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
-        .args(["faults", "fake", "--cores", "1", "--rate", "100", "--before", "300ms", "--after", "1500ms", "--spin-ms", "200", "--db"])
+        .args(["faults", "fake", "--cores", "1", "--share", "0.1", "--before", "1s", "--after", "1s", "--spin-ms", "200", "--db"])
         .arg(&db)
         .arg("--root")
         .arg(root.path())
@@ -82,8 +101,10 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     let stored = store.faults(id).unwrap();
     let [fake] = &stored[..] else { panic!("{stored:?}") };
     let kinds: Vec<&str> = fake.trials.iter().map(|t| t.fault.as_str()).collect();
-    assert_eq!((fake.name.as_str(), fake.cores, kinds), ("fake", 1, vec!["panic", "spin 200 ms", "kill -9"]));
-    assert_eq!(fake.trials[0].restarted_by.as_deref(), Some("concur (as a process supervisor)"), "{:?}", fake.trials[0]);
+    assert_eq!((fake.name.as_str(), fake.cores, kinds), ("fake", 1, vec![faults::BASELINE, "panic", "spin 200 ms", "kill -9"]));
+    // The load beside them a tenth of the capacity measured first.
+    assert!((fake.load.rate - 0.1 * fake.load.capacity_before).abs() < 1e-6 && fake.load.rate > 0.0, "{:?}", fake.load);
+    assert_eq!(fake.trials[1].restarted_by.as_deref(), Some("concur (as a process supervisor)"), "{:?}", fake.trials[0]);
     assert_eq!(store.load_run(id).unwrap().run.profile, "faults");
     // The report of the points' run shows the newest faults run beside it.
     let elsewhere = tempfile::tempdir().unwrap();
@@ -100,6 +121,7 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     assert!(md.contains(&format!("## When things go wrong (faults run {id}, ")), "{md}");
     assert_eq!(md.matches("| fake | 1 | ").count(), 4, "a start-up and three faults: {md}");
     assert!(md.contains("| concur (as a process supervisor) |"), "{md}");
+    assert!(md.contains("10% of that capacity") && md.contains("Back after (ms)"), "{md}");
     let html = std::fs::read_to_string(elsewhere.path().join("report/index.html")).unwrap();
     assert!(html.contains("When things go wrong"), "the section is in index.html and its contents");
 }

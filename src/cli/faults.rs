@@ -18,9 +18,12 @@ pub struct FaultsArgs {
     /// CONCUR_CORES values, comma separated
     #[arg(long, value_delimiter = ',', default_value = "1", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cores: Vec<u32>,
-    /// The open-loop load of GET / beside each fault, requests per second
-    #[arg(long, default_value_t = 200.0)]
-    pub rate: f64,
+    /// The open-loop load of GET / beside each fault, as a share of the server's own hello capacity (measured first)
+    #[arg(long, default_value_t = 0.2)]
+    pub share: f64,
+    /// That load at a fixed rate instead, requests per second
+    #[arg(long)]
+    pub rate: Option<f64>,
     /// Load before each fault
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub before: std::time::Duration,
@@ -40,8 +43,11 @@ pub struct FaultsArgs {
 
 impl FaultsArgs {
     pub fn run(self) -> Result<ExitCode> {
-        anyhow::ensure!(self.rate > 0.0 && self.rate.is_finite(), "--rate {}: give requests per second above 0 (e.g. --rate 200)", self.rate);
-        let settings = Settings { rate: self.rate, before: self.before, after: self.after, spin_ms: self.spin_ms, ..Settings::default() };
+        anyhow::ensure!(self.share > 0.0 && self.share <= 1.0, "--share {}: give a share of the capacity above 0 and at most 1 (e.g. --share 0.2)", self.share);
+        if let Some(rate) = self.rate {
+            anyhow::ensure!(rate > 0.0 && rate.is_finite(), "--rate {rate}: give requests per second above 0 (e.g. --rate 200)");
+        }
+        let settings = Settings { share: self.share, rate: self.rate, before: self.before, after: self.after, spin_ms: self.spin_ms, ..Settings::default() };
         faults::faults_command(self.root.get(), self.db.as_deref(), &self.names, &self.cores, &settings, self.json.as_deref())
     }
 }

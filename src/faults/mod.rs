@@ -1,23 +1,29 @@
 //! `concur faults`: what a server does on the day a handler misbehaves
 //! (spec/SPEC.md §9, spec/FAULTS.md). A server started with its fault routes
-//! on is timed from exec to its first answer, then put under a light
-//! open-loop load while a prober asks `GET /` every few milliseconds, and
-//! one fault at a time is set off: a handler's panic, a handler's spin that
-//! never yields, and a SIGKILL of one worker (or of the only process). What
-//! the faulting client received, how long nobody was served, how long the
-//! others waited, what the load lost, and who started the server again are
-//! stored in the results database (`store::faults`), one implementation at a
-//! time, as a run of profile `faults` that `concur report` shows. Where the runtime has no supervisor of its own and the process
-//! died, concur starts it again as a process supervisor would (systemd's
-//! `Restart=always`, killing what was left of its group first) and says so.
+//! on is timed from exec to its first answer and followed through its first
+//! seconds at a fixed open-loop rate (the warm-up curve); its hello capacity
+//! is measured, and an open loop at a share of it runs beside each trial
+//! while a prober asks `GET /` every few milliseconds: first without a fault
+//! (the baseline), then one fault at a time: a handler's panic, a handler's
+//! spin that never yields, and a SIGKILL of one worker (or of the only
+//! process); last the capacity again. What the faulting client received, how
+//! long nobody was served, how long the others waited, what the load lost,
+//! when it was back at its rate and latency, and who started the server
+//! again are stored in the results database (`store::faults`), one
+//! implementation at a time, as a run of profile `faults` that `concur
+//! report` shows. Where the runtime has no supervisor of its own and the
+//! process died, concur starts it again as a process supervisor would
+//! (systemd's `Restart=always`, killing what was left of its group first)
+//! and says so.
 
 mod probe;
+pub mod recovery;
 
 use crate::host::procstat::{sample_group, serving_port, tree};
 use crate::impls::Implementation;
 use crate::load::{self, Control, LoadPlan, StopAt};
 use crate::server::{self, Launch, Server};
-pub use crate::store::faults::{ImplFaults, StartUp, Trial};
+pub use crate::store::faults::{ImplFaults, LoadFigures, StartUp, Trial};
 use anyhow::{Context, Result};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -28,6 +34,8 @@ use std::time::{Duration, Instant};
 /// One fault a trial sets off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
+    /// None: the baseline the others are judged against.
+    None,
     /// `GET /fault/panic`.
     Panic,
     /// `GET /fault/spin?ms=N`.
@@ -39,6 +47,7 @@ pub enum Fault {
 impl Fault {
     pub fn label(self) -> String {
         match self {
+            Fault::None => BASELINE.into(),
             Fault::Panic => "panic".into(),
             Fault::Spin { ms } => format!("spin {ms} ms"),
             Fault::Kill => "kill -9".into(),
@@ -46,11 +55,22 @@ impl Fault {
     }
 }
 
+/// The label of the trial without a fault.
+pub const BASELINE: &str = "none (baseline)";
+
 /// How the trials are run.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// The open-loop load beside the prober, requests per second of `GET /`.
-    pub rate: f64,
+    /// The open-loop load beside the prober, as a share of the server's own hello capacity.
+    pub share: f64,
+    /// A fixed rate for that load instead (requests per second of `GET /`).
+    pub rate: Option<f64>,
+    /// The warm-up curve: an open loop at this fixed rate from the first 200, this long.
+    pub warmup_rate: f64,
+    pub warmup_for: Duration,
+    /// The capacity's closed loop: warmed up this long on its own connections, then measured.
+    pub capacity_warmup: Duration,
+    pub capacity_for: Duration,
     /// Load before the fault, and after it (the bound on a recovery).
     pub before: Duration,
     pub after: Duration,
@@ -65,7 +85,12 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            rate: 200.0,
+            share: 0.2,
+            rate: None,
+            warmup_rate: 200.0,
+            warmup_for: Duration::from_secs(5),
+            capacity_warmup: Duration::from_secs(1),
+            capacity_for: Duration::from_secs(2),
             before: Duration::from_secs(1),
             after: Duration::from_secs(4),
             spin_ms: 1000,
@@ -96,7 +121,9 @@ impl Supervised<'_> {
     }
 }
 
-/// Starts `imp` at `cores` with its fault routes on, times its start-up, and runs each of `faults`.
+/// Starts `imp` at `cores` with its fault routes on, times its start-up, follows its first
+/// seconds, measures its capacity, and runs the baseline and each of `faults` beside an open
+/// loop at a share of that capacity; then the capacity once more.
 pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], settings: &Settings, log: PathBuf) -> Result<ImplFaults> {
     let launch = Launch { port: server::free_port()?, cores, env: vec![server::faults_on()], cpus: None, log: Some(log), netns: None };
     let started = Instant::now();
@@ -110,10 +137,17 @@ pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], 
         std::thread::sleep(Duration::from_millis(5));
     };
     let start_up = StartUp { ready_ms: ms(ready), rss_bytes: sample_group(server.pgid()).rss_bytes };
+    let addr = server.addr;
+    let warmup = open_loop(addr, settings.warmup_rate, settings.warmup_for)?.timeline;
+    let capacity_before = capacity(addr, settings).with_context(|| format!("{}'s capacity before the faults", imp.name()))?;
+    anyhow::ensure!(capacity_before > 0.0, "{} answered no GET / while its capacity was measured{}", imp.name(), server.log_tail());
+    let rate = settings.rate.unwrap_or(settings.share * capacity_before);
     let mut supervised = Supervised { imp, root, launch, server };
-    let mut trials = Vec::new();
+    let baseline = trial(&mut supervised, Fault::None, rate, None, settings)?;
+    let bound = recovery::p99_bound_ms(recovery::reference_ms(&baseline.timeline).unwrap_or(baseline.load_p99_ms));
+    let mut trials = vec![baseline];
     for &fault in faults {
-        trials.push(trial(&mut supervised, fault, settings)?);
+        trials.push(trial(&mut supervised, fault, rate, Some(bound), settings)?);
         // The next trial starts on a server that serves: one that runs on without serving is started afresh.
         supervised.restart_if_exited()?;
         if !wait_serving(supervised.server.addr, Duration::from_secs(10)) {
@@ -122,8 +156,40 @@ pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], 
             anyhow::ensure!(wait_serving(supervised.server.addr, settings.start_timeout), "{} did not serve again after {}", imp.name(), fault.label());
         }
     }
+    // What the faults left: a pool that lost workers for good serves less than before (a server
+    // concur started again after the kill is measured as it is then, its JIT cold).
+    let capacity_after = capacity(supervised.server.addr, settings).ok().filter(|c| *c > 0.0);
     supervised.server.stop(Duration::from_secs(3));
-    Ok(ImplFaults { name: imp.name().to_string(), cores, start_up, trials })
+    let load = LoadFigures { rate, capacity_before, capacity_after, warmup_rate: settings.warmup_rate, warmup };
+    Ok(ImplFaults { name: imp.name().to_string(), cores, start_up, load, trials })
+}
+
+/// `GET /` in an open loop at `rate` for `length`, with a p99 per second.
+fn open_loop(addr: SocketAddr, rate: f64, length: Duration) -> Result<load::LoadReport> {
+    load::run(&open_loop_plan(addr, rate, length)?, &Control::new())
+}
+
+/// The plan of every open loop here: the warm-up curve's, and the load beside each trial.
+fn open_loop_plan(addr: SocketAddr, rate: f64, length: Duration) -> Result<LoadPlan> {
+    let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
+    // Enough connections that a healthy server's answers never hold the schedule back.
+    plan.connections = ((rate / 500.0).ceil() as usize).clamp(8, 64);
+    plan.threads = 1;
+    plan.rate = Some(rate);
+    plan.timeout = Duration::from_secs(2);
+    plan.stop = StopAt::Duration(length);
+    plan.latency_per_second = true;
+    Ok(plan)
+}
+
+/// Successful `GET /` a second in a closed loop of 64 connections, after a warm-up on them.
+fn capacity(addr: SocketAddr, settings: &Settings) -> Result<f64> {
+    let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
+    plan.connections = 64;
+    plan.timeout = Duration::from_secs(2);
+    plan.warmup = Some(load::warmup::Warmup { min: settings.capacity_warmup, max: settings.capacity_warmup, period: None });
+    plan.stop = StopAt::Duration(settings.capacity_for);
+    Ok(load::run(&plan, &Control::new())?.requests_per_s)
 }
 
 fn wait_serving(addr: SocketAddr, within: Duration) -> bool {
@@ -141,16 +207,17 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// One fault under load: the prober and the load start, the fault comes `settings.before` later,
-/// and both end `settings.after` after it.
-fn trial(sup: &mut Supervised, fault: Fault, settings: &Settings) -> Result<Trial> {
+/// Now, in milliseconds since the Unix epoch (the load report's `started_unix_ms`'s clock).
+fn unix_ms() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// One fault under an open loop at `rate`: the prober and the load start, the fault comes
+/// `settings.before` later, and both end `settings.after` after it. `bound`: the p99 a second
+/// of the load must be within to be back (none for the baseline itself).
+fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, settings: &Settings) -> Result<Trial> {
     let addr = sup.server.addr;
-    let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
-    plan.connections = 8;
-    plan.threads = 1;
-    plan.rate = Some(settings.rate);
-    plan.timeout = Duration::from_secs(2);
-    plan.stop = StopAt::Duration(settings.before + settings.after);
+    let plan = open_loop_plan(addr, rate, settings.before + settings.after)?;
     let (control, stop) = (Control::new(), AtomicBool::new(false));
     let origin = Instant::now();
     // Whom a kill leaves to be replaced; no other fault asks.
@@ -160,10 +227,11 @@ fn trial(sup: &mut Supervised, fault: Fault, settings: &Settings) -> Result<Tria
         let load = s.spawn(|| load::run(&plan, &control));
         std::thread::sleep(settings.before);
         let fault_at = origin.elapsed();
+        let fault_unix_ms = unix_ms();
         let faulting = match fault {
+            Fault::None | Fault::Kill => None,
             Fault::Panic => Some(s.spawn(move || ask(addr, "/fault/panic"))),
             Fault::Spin { ms } => Some(s.spawn(move || ask(addr, &format!("/fault/spin?ms={ms}")))),
-            Fault::Kill => None,
         };
         let killed = (fault == Fault::Kill).then(|| kill_one(sup.server.pgid(), addr.port()));
         let mut restarted_by = None;
@@ -183,7 +251,7 @@ fn trial(sup: &mut Supervised, fault: Fault, settings: &Settings) -> Result<Tria
                 (saw, Some(ms(took)))
             }
             (None, Some(what)) => (what, None),
-            (None, None) => unreachable!("a kill names its process"),
+            (None, None) => ("none".to_string(), None),
         };
         if restarted_by.is_none() && fault == Fault::Kill && sup.server.is_running() && workers(sup.server.pgid()).iter().any(|p| !workers_before.contains(p)) {
             restarted_by = Some("its own supervisor".to_string());
@@ -191,6 +259,10 @@ fn trial(sup: &mut Supervised, fault: Fault, settings: &Settings) -> Result<Tria
         let (outage, stall) = probe::outage_after(&probes, fault_at);
         let report = report.with_context(|| format!("the load beside the {}", fault.label()))?;
         let latency = |us: u64| us as f64 / 1000.0;
+        // The fault's moment on the load's clock, whose second 0 began at its start.
+        let load_fault_at_ms = fault_unix_ms - report.started_unix_ms as f64;
+        let seconds = (settings.before + settings.after).as_secs_f64().round() as usize;
+        let recovery_ms = bound.and_then(|b| recovery::recovery_ms(&report.timeline, seconds, load_fault_at_ms, rate, b));
         Ok(Trial {
             fault: fault.label(),
             faulting_client,
@@ -205,6 +277,9 @@ fn trial(sup: &mut Supervised, fault: Fault, settings: &Settings) -> Result<Tria
             load_unfinished: report.unfinished,
             load_p99_ms: latency(report.latency.p99_us),
             load_max_ms: latency(report.latency.max_us),
+            fault_at_ms: load_fault_at_ms,
+            recovery_ms,
+            timeline: report.timeline,
         })
     })
 }
@@ -313,7 +388,11 @@ fn open_run(store: &crate::store::Store, root: &Path, chosen: &[Implementation],
     let plan = serde_json::json!({
         "implementations": present.iter().map(|i| i.name()).collect::<Vec<_>>(),
         "cores": cores,
+        "share": settings.share,
         "rate": settings.rate,
+        "warmup_rate": settings.warmup_rate,
+        "warmup_s": settings.warmup_for.as_secs_f64(),
+        "capacity_s": settings.capacity_for.as_secs_f64(),
         "before_s": settings.before.as_secs_f64(),
         "after_s": settings.after.as_secs_f64(),
         "spin_ms": settings.spin_ms,
@@ -330,6 +409,10 @@ pub const PROFILE: &str = "faults";
 
 fn print_faults(r: &ImplFaults) {
     println!("== {} (CONCUR_CORES={}): ready in {:.0} ms, {:.1} MiB", r.name, r.cores, r.start_up.ready_ms, r.start_up.rss_bytes as f64 / 1048576.0);
+    let l = &r.load;
+    let p99s: Vec<String> = l.warmup.iter().map(|s| s.p99_us.map_or("-".to_string(), |us| format!("{:.1}", us as f64 / 1000.0))).collect();
+    let after = l.capacity_after.map_or("not measured (not serving)".to_string(), |c| format!("{c:.0}"));
+    println!("  first seconds at {:.0} GET / a second: p99 {} ms; capacity {:.0} req/s before the faults, {after} after; load beside them {:.0} req/s", l.warmup_rate, p99s.join(", "), l.capacity_before, l.rate);
     for t in &r.trials {
         let outage = match t.outage_ms {
             Some(0.0) => "no probe failed".to_string(),
@@ -338,8 +421,13 @@ fn print_faults(r: &ImplFaults) {
         };
         let took = t.faulting_ms.map_or(String::new(), |ms| format!(" after {ms:.0} ms"));
         let by = t.restarted_by.as_deref().map_or(String::new(), |b| format!(", restarted by {b}"));
+        let back = if t.fault == BASELINE {
+            String::new()
+        } else {
+            t.recovery_ms.map_or_else(|| "; the load not back by the end".to_string(), |ms| format!("; the load back {ms:.0} ms after the fault"))
+        };
         println!(
-            "  {:<12} faulting client: {}{took}; {outage}; longest probe wait {:.0} ms; load {} answered (p99 {:.0} ms, max {:.0} ms), {} failed, {} unanswered{by}",
+            "  {:<15} faulting client: {}{took}; {outage}; longest probe wait {:.0} ms; load {} answered (p99 {:.1} ms, max {:.0} ms), {} failed, {} unanswered{back}{by}",
             t.fault, t.faulting_client, t.stall_ms, t.load_requests, t.load_p99_ms, t.load_max_ms, t.load_errors, t.load_unfinished
         );
     }

@@ -78,6 +78,8 @@ fn outcome(r: &LoadReport, start_ms: u64) -> Result<Outcome> {
     Ok(Outcome {
         steps,
         timeline,
+        // A report keeps each second's p99, not its histogram: merged seconds have none.
+        second_latencies: Vec::new(),
         bytes_read: r.bytes_read,
         sent: r.rate.as_ref().map_or(0, |rate| rate.sent),
         owed: r.rate.as_ref().map_or(0, |rate| rate.owed),

@@ -94,6 +94,7 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
         pace: pace::Pace::new(plan.rate, connections, plan.think_time.as_nanos() as u64, plan.spawn_rate),
         backoff: plan.rate.is_none() && matches!(plan.stop, StopAt::Duration(_)),
         control,
+        latency_per_second: plan.latency_per_second,
     };
     let started_unix_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
     let assignments = assign(plan, connections, threads);
@@ -123,6 +124,7 @@ pub fn run(plan: &LoadPlan, control: &Control) -> Result<LoadReport> {
     let warmup = phase.report(start_ns, &total.timeline.0);
     if let Some(w) = &warmup {
         total.timeline.0.drain(..w.per_second.len().min(total.timeline.0.len()));
+        total.second_latencies.drain(..w.per_second.len().min(total.second_latencies.len()));
     }
     let measure_from = phase.measure_from().min(total.end_ns);
     let facts = RunFacts { started_unix_ms, start_ns: measure_from, connections, threads, warnings };

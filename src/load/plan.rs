@@ -48,6 +48,9 @@ pub struct LoadPlan {
     pub keepalive: bool,
     /// Worker thread `i` is pinned to `cpus[i % len]`; empty: not pinned.
     pub cpus: Vec<usize>,
+    /// Keep a latency histogram per second of the timeline, for its `p99_us`
+    /// (`concur faults`' seconds around a fault); off: the timeline counts only.
+    pub latency_per_second: bool,
 }
 
 impl LoadPlan {
@@ -77,6 +80,7 @@ impl LoadPlan {
             timeout: Duration::from_secs(10),
             keepalive: true,
             cpus: Vec::new(),
+            latency_per_second: false,
         })
     }
 

@@ -157,6 +157,7 @@ pub(crate) fn sum(steps: usize, start_ns: u64, outcomes: impl IntoIterator<Item 
     let mut total = Outcome {
         steps: (0..steps).map(|_| StepTally::default()).collect(),
         timeline: Timeline::default(),
+        second_latencies: Vec::new(),
         bytes_read: 0,
         sent: 0,
         owed: 0,
@@ -175,6 +176,12 @@ pub(crate) fn sum(steps: usize, start_ns: u64, outcomes: impl IntoIterator<Item 
             sum.errors.merge(&part.errors);
         }
         total.timeline.merge(&outcome.timeline.0, 0);
+        if total.second_latencies.len() < outcome.second_latencies.len() {
+            total.second_latencies.resize_with(outcome.second_latencies.len(), Latencies::new);
+        }
+        for (sum, part) in total.second_latencies.iter_mut().zip(&outcome.second_latencies) {
+            sum.add(part)?;
+        }
         total.bytes_read += outcome.bytes_read;
         total.sent += outcome.sent;
         total.owed += outcome.owed;
@@ -269,6 +276,9 @@ impl LoadReport {
         self.bytes_read = total.bytes_read;
         self.peak_in_flight = total.peak_in_flight;
         self.timeline = total.timeline.0;
+        for (second, latencies) in self.timeline.iter_mut().zip(&total.second_latencies) {
+            second.p99_us = (latencies.count() > 0).then(|| latencies.quantile_us(0.99));
+        }
         self.cpu.user_s = total.cpu.user_ns as f64 / 1e9;
         self.cpu.system_s = total.cpu.system_ns as f64 / 1e9;
         self.error_messages = total.first_errors.into_iter().map(|(k, v)| (k.name().to_string(), v)).collect();

@@ -340,7 +340,7 @@ mod tests {
         assert!(w.warming() && w.deadline().is_none());
         w.begin(7 + 4 * SECOND, Some(Duration::from_secs(2)), true);
         assert_eq!(w.deadline(), Some(7 + 6 * SECOND));
-        let timeline: Vec<crate::stats::Second> = (0..6).map(|k| crate::stats::Second { requests: k * 10, errors: 0 }).collect();
+        let timeline: Vec<crate::stats::Second> = (0..6).map(|k| crate::stats::Second { requests: k * 10, errors: 0, p99_us: None }).collect();
         assert_eq!(w.report(7, &timeline), Some(WarmupReport { seconds: 4.0, steady: true, per_second: vec![0, 10, 20, 30] }));
     }
 
@@ -352,7 +352,7 @@ mod tests {
         assert!(!p.warming(), "nothing to judge");
         assert_eq!((p.measure_from(), p.deadline()), (start + 250_000_000, Some(start + 1_250_000_000)));
         assert_eq!(p.clock_ns(), start + 250_000_000 - SECOND, "the measurement starts at second 1 of the timeline");
-        let timeline: Vec<crate::stats::Second> = (0..2).map(|k| crate::stats::Second { requests: 5 + k, errors: 0 }).collect();
+        let timeline: Vec<crate::stats::Second> = (0..2).map(|k| crate::stats::Second { requests: 5 + k, errors: 0, p99_us: None }).collect();
         assert_eq!(p.report(start, &timeline), Some(WarmupReport { seconds: 0.25, steady: false, per_second: vec![5] }));
         assert!(!p.counts(start, start + 249_000_000) && p.counts(start, start + 250_000_000), "an answer counts by when it arrives");
         let by_count = Phase::new(start, Some(fixed), None);

@@ -133,7 +133,7 @@ fn chart(searches: &[&SearchRecord], palette: &Palette, scenario: &str, cores: u
             bounds.push(Line { name: format!("SLO {bound}"), style: palette.style(""), points: vec![(x_lo, y), (x_hi, y)], mark: None });
         }
     }
-    let spec = Spec { title: &title, x_desc: "offered rate (req/s)", y_desc: &format!("{label} latency (ms)"), log_y: true, lines };
+    let spec = Spec { title: &title, x_desc: "offered rate (req/s)", y_desc: &format!("{label} latency (ms)"), log_x: true, log_y: true, lines };
     micro_charts::by_model(&spec, palette, bounds)
 }
 

@@ -1,65 +1,135 @@
 //! The report's section "When things go wrong": the newest `concur faults`
 //! run in the database (spec/FAULTS.md), as the micro-benchmarks' section
 //! shows the newest micro run. A table of start-ups (exec to the first 200,
-//! and the memory then), then one table per fault: what the client that set
-//! it off received, how long nobody was served, how long the others waited,
-//! what the load beside it lost, and who started a process again. Absent
-//! when the database holds no faults run, so other reports are unchanged.
+//! the memory then, the first seconds' p99, the capacity before and after
+//! the faults and the load beside them), then one table per fault: what the
+//! client that set it off received, how long nobody was served, how long the
+//! others waited, what the load beside it lost, when it was back, and who
+//! started a process again. Absent when the database holds no faults run, so
+//! other reports are unchanged.
 
 use super::document::Block;
+use super::micro_charts::{self, Line, Spec};
+use super::palette::Palette;
 use super::table::{Table, mib, thousands};
 use crate::store::faults::{ImplFaults, Trial};
 use crate::store::{RunInfo, Store};
 use anyhow::Result;
 
-/// Adds the section of the newest faults run, if any.
-pub fn append(r: super::Rendered, store: &Store) -> Result<super::Rendered> {
+/// Adds the section of the newest faults run, if any; its charts take each implementation's
+/// colours from the report's run `report_run` (a faults run keeps no manifests).
+pub fn append(r: super::Rendered, store: &Store, report_run: i64) -> Result<super::Rendered> {
     let Some(id) = store.latest_faults_run_id()? else { return Ok(r) };
     let run = store.load_run(id)?.run;
-    Ok(super::append(r, blocks(&run, &store.faults(id)?)))
+    let implementations = store.load_run(report_run)?.implementations;
+    let palette = Palette::new(implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)));
+    Ok(super::append(r, blocks(&run, &store.faults(id)?, &palette)))
 }
 
 /// The section's blocks, headed by a level-2 heading.
-pub fn blocks(run: &RunInfo, faults: &[ImplFaults]) -> Vec<Block> {
+pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Block> {
     let setting = |key: &str| run.plan.get(key).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
     let mut doc = vec![
         Block::Heading(2, format!("When things go wrong (faults run {}, {})", run.id, run.started_at)),
         Block::Para(format!(
-            "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200, \
-             then one fault at a time on the same server, with an open loop of {} GET / a second over 8 connections from {:.1} s before the \
-             fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms. Nothing is prescribed: what the runtime \
-             and its community's usual supervisor do is the result. Outage: from the first probe that failed to the first answered after the \
-             last failure (none failed: 0; \"not again\": still failing when the trial ended). Longest wait: the longest a probe sent after the \
-             fault waited, how long the others were stalled. Where the process died and the runtime has no supervisor of its own, concur \
+            "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200 and \
+             followed through its first seconds at {} GET / a second; then its capacity (GET / in a closed loop of 64 connections) and, on \
+             the same server, a trial without a fault (the baseline) and one fault at a time, each beside an open loop of GET / at {} \
+             from {:.1} s before the fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms; last the \
+             capacity again. Nothing is prescribed: what the runtime and its community's usual supervisor do is the result. Outage: from \
+             the first probe that failed to the first answered after the last failure (none failed: 0; \"not again\": still failing when \
+             the trial ended). Longest wait: the longest a probe sent after the fault waited, how long the others were stalled. Back after: \
+             from the fault to the first second of the load that answered at least 95% of its rate with a p99 within \
+             twice the baseline's worst second after its first (and at least 1 ms above it). Where the process died and the runtime has no supervisor of its own, concur \
              started it again as systemd's Restart=always would. One trial each: a shape, not a figure to two digits.",
-            thousands(setting("rate") as u64),
+            thousands(setting("warmup_rate") as u64),
+            match run.plan.get("rate").and_then(serde_json::Value::as_f64) {
+                Some(rate) => format!("a fixed {} a second", thousands(rate as u64)),
+                None => format!("{:.0}% of that capacity", setting("share") * 100.0),
+            },
             setting("before_s"),
             setting("after_s"),
             setting("probe_every_ms")
         )),
     ];
-    let mut start = Table::new("Start-up", &["Implementation", "Cores", "Ready (ms)", "RSS then (MiB)"]).labels(2);
+    let header = ["Implementation", "Cores", "Ready (ms)", "RSS then (MiB)", "p99 by second from the first 200 (ms)", "Capacity (req/s)", "after the faults", "Load (req/s)", "Baseline p99, worst second (ms)"];
+    let mut start = Table::new("Start-up, capacity and the load beside the faults", &header).labels(2).text_column(4);
     for f in faults {
-        start.row(vec![f.name.clone(), f.cores.to_string(), thousands(f.start_up.ready_ms.round() as u64), mib(f.start_up.rss_bytes)]);
+        let l = &f.load;
+        let p99s: Vec<String> = l.warmup.iter().map(|s| s.p99_us.map_or("none answered".to_string(), |us| format!("{:.1}", us as f64 / 1000.0))).collect();
+        let baseline = f.trials.iter().find(|t| t.fault == crate::faults::BASELINE);
+        let baseline = baseline.and_then(|t| crate::faults::recovery::reference_ms(&t.timeline)).map_or("-".to_string(), |ms| format!("{ms:.1}"));
+        start.row(vec![
+            f.name.clone(),
+            f.cores.to_string(),
+            thousands(f.start_up.ready_ms.round() as u64),
+            mib(f.start_up.rss_bytes),
+            p99s.join(", "),
+            thousands(l.capacity_before.round() as u64),
+            l.capacity_after.map_or("not serving".to_string(), |c| thousands(c.round() as u64)),
+            thousands(l.rate.round() as u64),
+            baseline,
+        ]);
     }
     doc.push(Block::Table(start));
     let mut kinds: Vec<&str> = Vec::new();
     for t in faults.iter().flat_map(|f| &f.trials) {
-        if !kinds.contains(&t.fault.as_str()) {
+        if t.fault != crate::faults::BASELINE && !kinds.contains(&t.fault.as_str()) {
             kinds.push(&t.fault);
         }
     }
     for kind in kinds {
-        let header = ["Implementation", "Cores", "Faulting client", "Outage (ms)", "Longest wait (ms)", "Load answered", "failed", "unanswered", "Load p99 (ms)", "Restarted by"];
-        let mut table = Table::new(format!("{kind}: {}", what(kind)), &header).labels(2).text_column(2).text_column(9);
+        let header = ["Implementation", "Cores", "Faulting client", "Outage (ms)", "Longest wait (ms)", "Load answered", "failed", "unanswered", "Load p99 (ms)", "Back after (ms)", "Restarted by"];
+        let mut table = Table::new(format!("{kind}: {}", what(kind)), &header).labels(2).text_column(2).text_column(10);
         for f in faults {
             for t in f.trials.iter().filter(|t| t.fault == kind) {
                 table.row(row(f, t));
             }
         }
         doc.push(Block::Table(table));
+        doc.extend(timelines(kind, faults, palette));
     }
     doc
+}
+
+/// The load's seconds around one kind of fault, at each core count: its p99 and the share of
+/// its rate answered, one line per implementation, the fault at 0 s.
+fn timelines(kind: &str, faults: &[ImplFaults], palette: &Palette) -> Vec<Block> {
+    let mut cores: Vec<u32> = faults.iter().map(|f| f.cores).collect();
+    cores.sort_unstable();
+    cores.dedup();
+    let mut out = Vec::new();
+    for k in cores {
+        let (mut p99, mut answered) = (Vec::new(), Vec::new());
+        for f in faults.iter().filter(|f| f.cores == k) {
+            let Some(t) = f.trials.iter().find(|t| t.fault == kind && !t.timeline.is_empty()) else { continue };
+            // Each second at its middle, on a clock whose 0 is the fault.
+            let x = |i: usize| i as f64 + 0.5 - t.fault_at_ms / 1000.0;
+            let line = |points| Line { name: f.name.clone(), style: palette.style(&f.name), points, mark: None };
+            p99.push(line(t.timeline.iter().enumerate().filter_map(|(i, s)| s.p99_us.map(|us| (x(i), (us as f64 / 1000.0).max(0.001)))).collect()));
+            answered.push(line(t.timeline.iter().enumerate().map(|(i, s)| (x(i), s.requests as f64 / f.load.rate.max(f64::MIN_POSITIVE))).collect()));
+        }
+        if p99.is_empty() {
+            continue;
+        }
+        let span = |lines: &[Line], lo: f64| {
+            let ys = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+            (ys.clone().fold(f64::INFINITY, f64::min).min(lo), ys.fold(0.0, f64::max))
+        };
+        let fault = |(lo, hi): (f64, f64)| vec![Line { name: "the fault".into(), style: palette.style(""), points: vec![(0.0, lo), (0.0, hi)], mark: None }];
+        let title = format!("{kind} at {k} core(s): the load's p99 by second");
+        let spec = Spec { title: &title, x_desc: "seconds from the fault", y_desc: "p99 (ms, log)", log_x: false, log_y: true, lines: p99 };
+        let (lo, hi) = span(&spec.lines, f64::INFINITY);
+        out.extend(micro_charts::by_model(&spec, palette, fault((lo, hi))).into_iter().map(Block::Chart));
+        let title = format!("{kind} at {k} core(s): the share of the load's rate answered by second");
+        let spec = Spec { title: &title, x_desc: "seconds from the fault", y_desc: "answered / rate", log_x: false, log_y: false, lines: answered };
+        let (_, hi) = span(&spec.lines, 0.0);
+        out.extend(micro_charts::by_model(&spec, palette, fault((0.0, hi.max(1.0)))).into_iter().map(Block::Chart));
+    }
+    if out.is_empty() {
+        return out;
+    }
+    vec![Block::Details { summary: format!("{kind}: the load second by second (charts)"), open: false, body: out }]
 }
 
 /// How a fault is set off, in a table's title.
@@ -84,6 +154,11 @@ fn row(f: &ImplFaults, t: &Trial) -> Vec<String> {
         thousands(t.load_errors),
         thousands(t.load_unfinished),
         format!("{:.1}", t.load_p99_ms),
+        match t.recovery_ms {
+            Some(ms) => thousands(ms.round() as u64),
+            None if t.timeline.is_empty() => "-".to_string(),
+            None => "not by the end".to_string(),
+        },
         t.restarted_by.clone().unwrap_or_else(|| "nobody had to".into()),
     ]
 }

@@ -202,7 +202,7 @@ fn chart(searches: &[&HeldSearchRecord], palette: &Palette, cores: u32) -> Vec<S
             Line { name: s.implementation.clone(), style: palette.style(&s.implementation), points, mark }
         })
         .collect();
-    let spec = Spec { title: &title, x_desc: "clients waiting at once", y_desc: "server memory per waiting client (KiB)", log_y: true, lines };
+    let spec = Spec { title: &title, x_desc: "clients waiting at once", y_desc: "server memory per waiting client (KiB)", log_x: true, log_y: true, lines };
     micro_charts::by_model(&spec, palette, Vec::new())
 }
 

@@ -36,6 +36,8 @@ fn write(block: &Block, out: &mut String) {
             }
             out.push('\n');
         }
+        // A fold of charts alone has nothing to show here.
+        Block::Details { body, .. } if body.iter().all(|b| matches!(b, Block::Chart(_) | Block::ChartKey(_))) => {}
         Block::Details { summary, body, .. } => {
             out.push_str(&format!("**{summary}**\n\n"));
             for b in body {

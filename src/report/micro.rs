@@ -147,11 +147,11 @@ fn latency(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
     for &s in &sizes {
         let title = format!("PingPing, {} KiB messages", s as f64 / 1024.0);
         let lines = names.iter().map(|n| line(n, "pingping", &reps_pp, Some(s))).filter(|l| !l.points.is_empty()).collect();
-        doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "repetitions R", y_desc: "ns per exchange (log)", log_y: true, lines })));
+        doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "repetitions R", y_desc: "ns per exchange (log)", log_x: true, log_y: true, lines })));
     }
     if !reps_pong.is_empty() {
         let lines = names.iter().map(|n| line(n, "pingpong", &reps_pong, None)).filter(|l| !l.points.is_empty()).collect();
-        doc.push(Block::Chart(micro_charts::draw(&Spec { title: "PingPong", x_desc: "repetitions R", y_desc: "ns per round trip (log)", log_y: true, lines })));
+        doc.push(Block::Chart(micro_charts::draw(&Spec { title: "PingPong", x_desc: "repetitions R", y_desc: "ns per round trip (log)", log_x: true, log_y: true, lines })));
     }
     let mut cols: Vec<(String, &str, Option<u64>, u64)> = Vec::new();
     for &s in &sizes {
@@ -194,7 +194,7 @@ fn spawn(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
         })
         .filter(|l| !l.points.is_empty())
         .collect();
-    doc.push(Block::Chart(micro_charts::draw(&Spec { title: "Spawn time", x_desc: "processes N", y_desc: "seconds (log)", log_y: true, lines })));
+    doc.push(Block::Chart(micro_charts::draw(&Spec { title: "Spawn time", x_desc: "processes N", y_desc: "seconds (log)", log_x: true, log_y: true, lines })));
     doc.push(Block::Table(searches(d)));
     doc.push(Block::Table(bytes_per_proc(d, names)));
 }
@@ -247,7 +247,7 @@ fn pairs(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
             .map(|n| Line { name: n.clone(), style: palette.style(n), points: ps.iter().filter_map(|&p| mps(n, c, p).map(|v| (p as f64, v))).collect(), mark: None })
             .filter(|l| !l.points.is_empty())
             .collect();
-        doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "pairs P", y_desc: "messages/s", log_y: false, lines })));
+        doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "pairs P", y_desc: "messages/s", log_x: true, log_y: false, lines })));
     }
     let cols: Vec<(u64, u64)> = cores.iter().flat_map(|&c| ps.iter().map(move |&p| (c, p))).collect();
     let header: Vec<String> = std::iter::once("implementation".to_string()).chain(cols.iter().map(|(c, p)| format!("C={c} P={p}"))).collect();

@@ -31,6 +31,8 @@ pub struct Spec<'a> {
     pub title: &'a str,
     pub x_desc: &'a str,
     pub y_desc: &'a str,
+    /// A logarithmic x axis (repetitions, processes, rates); else linear (seconds), negative values kept.
+    pub log_x: bool,
     pub log_y: bool,
     pub lines: Vec<Line>,
 }
@@ -47,7 +49,7 @@ pub fn draw(spec: &Spec) -> String {
 /// `shared` lines (not implementations: a bound) are drawn in every chart.
 pub fn by_model(spec: &Spec, palette: &Palette, shared: Vec<Line>) -> Vec<String> {
     let lines = spec.lines.iter().cloned().chain(shared).collect();
-    let whole = Spec { title: spec.title, x_desc: spec.x_desc, y_desc: spec.y_desc, log_y: spec.log_y, lines };
+    let whole = Spec { title: spec.title, x_desc: spec.x_desc, y_desc: spec.y_desc, log_x: spec.log_x, log_y: spec.log_y, lines };
     let count = spec.lines.len();
     if count <= MAX_LINES {
         return vec![draw(&whole)];
@@ -69,22 +71,24 @@ pub fn by_model(spec: &Spec, palette: &Palette, shared: Vec<Line>) -> Vec<String
 /// One chart of `own` lines over `behind` ones drawn faint, on the axes every line of `spec` needs.
 fn panel(spec: &Spec, title: &str, size: (u32, u32), font: u32, own: &[&Line], behind: &[&Line]) -> String {
     let all: Vec<(f64, f64)> = spec.lines.iter().flat_map(|l| l.points.iter().copied().chain(l.mark.iter().map(|m| (m.0, m.1)))).collect();
-    let xs: Vec<f64> = all.iter().map(|p| p.0).filter(|v| *v > 0.0).collect();
+    let xs: Vec<f64> = all.iter().map(|p| p.0).filter(|v| v.is_finite() && (*v > 0.0 || !spec.log_x)).collect();
     let ys: Vec<f64> = all.iter().map(|p| p.1).filter(|v| v.is_finite() && (*v > 0.0 || !spec.log_y)).collect();
     if xs.is_empty() || ys.is_empty() {
         return format!("<p class=\"note\">{}: no successful result to draw.</p>", super::table::escape(title));
     }
-    let (x_lo, x_hi) = (min(&xs) / 1.5, max(&xs) * 1.5);
+    let x_lo = if spec.log_x { min(&xs) / 1.5 } else { xs.iter().copied().fold(f64::INFINITY, f64::min) };
+    let x_hi = if spec.log_x { max(&xs) * 1.5 } else { xs.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(x_lo + 1.0) };
     let mut entries: Vec<Entry> = own.iter().map(|l| Entry::series(l.name.clone(), l.style)).collect();
     if !behind.is_empty() {
         entries.push(Entry::key("other models", FAINT, false));
     }
     palette::framed(size, title, font, &entries, |area| {
-        if spec.log_y {
-            let (lo, hi) = (min(&ys) / 2.0, max(&ys) * 4.0);
-            plot(area, spec, font, own, behind, (x_lo..x_hi).log_scale(), (lo..hi).log_scale())
-        } else {
-            plot(area, spec, font, own, behind, (x_lo..x_hi).log_scale(), 0.0..max(&ys) * 1.1)
+        let (lo, hi) = (min(&ys) / 2.0, max(&ys) * 4.0);
+        match (spec.log_x, spec.log_y) {
+            (true, true) => plot(area, spec, font, own, behind, (x_lo..x_hi).log_scale(), (lo..hi).log_scale()),
+            (true, false) => plot(area, spec, font, own, behind, (x_lo..x_hi).log_scale(), 0.0..max(&ys) * 1.1),
+            (false, true) => plot(area, spec, font, own, behind, x_lo..x_hi, (lo..hi).log_scale()),
+            (false, false) => plot(area, spec, font, own, behind, x_lo..x_hi, 0.0..max(&ys) * 1.1),
         }
     })
 }
@@ -156,7 +160,7 @@ mod tests {
     use super::*;
 
     fn spec(lines: Vec<Line>, log_y: bool) -> String {
-        draw(&Spec { title: "t", x_desc: "x", y_desc: "y", log_y, lines })
+        draw(&Spec { title: "t", x_desc: "x", y_desc: "y", log_x: true, log_y, lines })
     }
 
     #[test]

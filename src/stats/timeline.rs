@@ -9,6 +9,11 @@ pub struct Second {
     pub requests: u64,
     /// Failed requests (any kind, unexpected statuses included) in this second.
     pub errors: u64,
+    /// The 99th percentile of this second's successes' latencies, in microseconds, when the
+    /// run kept one per second (`LoadPlan::latency_per_second`: `concur faults`); absent
+    /// otherwise, and in a second without a success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_us: Option<u64>,
 }
 
 /// Seconds indexed from the start of the run.

@@ -9,6 +9,7 @@
 use super::Store;
 use anyhow::Result;
 use rusqlite::params;
+use crate::stats::Second;
 use serde::{Deserialize, Serialize};
 
 /// The migration creating the faults tables; appended to `schema::MIGRATIONS`.
@@ -44,11 +45,39 @@ CREATE TABLE fault_trials (
 );
 ";
 
+/// The load the trials ran beside, measured on the server itself (version 16): its warm-up
+/// curve, its capacity before and after the faults, and the bystanders' rate. Rows of older
+/// runs read as `capacity_before` 0 with no warm-up (their load was a fixed `rate` of the plan).
+pub const LOAD_MIGRATION: &str = "
+ALTER TABLE fault_results ADD COLUMN load_rate REAL NOT NULL DEFAULT 0;
+ALTER TABLE fault_results ADD COLUMN capacity_before REAL NOT NULL DEFAULT 0;
+ALTER TABLE fault_results ADD COLUMN capacity_after REAL;
+ALTER TABLE fault_results ADD COLUMN warmup_rate REAL NOT NULL DEFAULT 0;
+ALTER TABLE fault_results ADD COLUMN warmup TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE fault_trials ADD COLUMN fault_at_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE fault_trials ADD COLUMN recovery_ms REAL;
+ALTER TABLE fault_trials ADD COLUMN timeline TEXT NOT NULL DEFAULT '[]';
+";
+
 /// From exec to the first `GET /` answered 200, and the server's memory then.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StartUp {
     pub ready_ms: f64,
     pub rss_bytes: u64,
+}
+
+/// The load beside the trials, and what the server could do before and after them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadFigures {
+    /// The bystanders' open loop, `GET /` a second: a share of `capacity_before`, or a fixed rate.
+    pub rate: f64,
+    /// Successful `GET /` a second in a closed loop of 64 connections, before the first trial
+    /// and after the last (`None`: the server did not serve then).
+    pub capacity_before: f64,
+    pub capacity_after: Option<f64>,
+    /// The warm-up curve: from the first 200, an open loop at `warmup_rate`, per second.
+    pub warmup_rate: f64,
+    pub warmup: Vec<Second>,
 }
 
 /// What one fault did.
@@ -76,6 +105,13 @@ pub struct Trial {
     /// The load's p99 and slowest answer over the trial, in milliseconds.
     pub load_p99_ms: f64,
     pub load_max_ms: f64,
+    /// When the fault came, in milliseconds on the load's clock (its `timeline`'s).
+    pub fault_at_ms: f64,
+    /// From the fault to the load's being back for good (`faults::recovery`): `None` when it
+    /// was not by the end, and for the baseline.
+    pub recovery_ms: Option<f64>,
+    /// The load's seconds: answered, failed, p99.
+    pub timeline: Vec<Second>,
 }
 
 /// The faults of one implementation at one core count.
@@ -84,6 +120,8 @@ pub struct ImplFaults {
     pub name: String,
     pub cores: u32,
     pub start_up: StartUp,
+    pub load: LoadFigures,
+    /// The baseline first (`faults::BASELINE`), then each fault in the order they ran.
     pub trials: Vec<Trial>,
 }
 
@@ -92,14 +130,27 @@ impl Store {
     pub fn insert_faults(&self, run_id: i64, f: &ImplFaults) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
         tx.execute(
-            "INSERT INTO fault_results (run_id, implementation, cores, ready_ms, rss_bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run_id, f.name, f.cores, f.start_up.ready_ms, f.start_up.rss_bytes as i64],
+            "INSERT INTO fault_results (run_id, implementation, cores, ready_ms, rss_bytes, load_rate, capacity_before, capacity_after, warmup_rate, warmup)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                run_id,
+                f.name,
+                f.cores,
+                f.start_up.ready_ms,
+                f.start_up.rss_bytes as i64,
+                f.load.rate,
+                f.load.capacity_before,
+                f.load.capacity_after,
+                f.load.warmup_rate,
+                serde_json::to_string(&f.load.warmup)?
+            ],
         )?;
         for (seq, t) in f.trials.iter().enumerate() {
             tx.execute(
                 "INSERT INTO fault_trials (run_id, implementation, cores, seq, fault, faulting_client, faulting_ms, outage_ms, stall_ms, probes,
-                                           probes_failed, restarted_by, load_requests, load_errors, load_unfinished, load_p99_ms, load_max_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                                           probes_failed, restarted_by, load_requests, load_errors, load_unfinished, load_p99_ms, load_max_ms,
+                                           fault_at_ms, recovery_ms, timeline)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
                 params![
                     run_id,
                     f.name,
@@ -117,7 +168,10 @@ impl Store {
                     t.load_errors as i64,
                     t.load_unfinished as i64,
                     t.load_p99_ms,
-                    t.load_max_ms
+                    t.load_max_ms,
+                    t.fault_at_ms,
+                    t.recovery_ms,
+                    serde_json::to_string(&t.timeline)?
                 ],
             )?;
         }
@@ -127,20 +181,24 @@ impl Store {
 
     /// Every implementation's faults in run `run_id`, by name then cores, each's trials in the order they ran.
     pub fn faults(&self, run_id: i64) -> Result<Vec<ImplFaults>> {
-        let mut stmt = self.conn.prepare("SELECT implementation, cores, ready_ms, rss_bytes FROM fault_results WHERE run_id = ?1 ORDER BY implementation, cores")?;
+        let mut stmt = self.conn.prepare(
+            "SELECT implementation, cores, ready_ms, rss_bytes, load_rate, capacity_before, capacity_after, warmup_rate, warmup
+             FROM fault_results WHERE run_id = ?1 ORDER BY implementation, cores",
+        )?;
         let mut out: Vec<ImplFaults> = stmt
             .query_map(params![run_id], |r| {
                 Ok(ImplFaults {
                     name: r.get(0)?,
                     cores: r.get(1)?,
                     start_up: StartUp { ready_ms: r.get(2)?, rss_bytes: r.get::<_, i64>(3)?.max(0) as u64 },
+                    load: LoadFigures { rate: r.get(4)?, capacity_before: r.get(5)?, capacity_after: r.get(6)?, warmup_rate: r.get(7)?, warmup: seconds(r.get(8)?) },
                     trials: Vec::new(),
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn.prepare(
             "SELECT fault, faulting_client, faulting_ms, outage_ms, stall_ms, probes, probes_failed, restarted_by, load_requests, load_errors,
-                    load_unfinished, load_p99_ms, load_max_ms
+                    load_unfinished, load_p99_ms, load_max_ms, fault_at_ms, recovery_ms, timeline
              FROM fault_trials WHERE run_id = ?1 AND implementation = ?2 AND cores = ?3 ORDER BY seq",
         )?;
         let count = |v: i64| v.max(0) as u64;
@@ -161,6 +219,9 @@ impl Store {
                         load_unfinished: count(r.get(10)?),
                         load_p99_ms: r.get(11)?,
                         load_max_ms: r.get(12)?,
+                        fault_at_ms: r.get(13)?,
+                        recovery_ms: r.get(14)?,
+                        timeline: seconds(r.get(15)?),
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;
@@ -172,6 +233,11 @@ impl Store {
     pub fn latest_faults_run_id(&self) -> Result<Option<i64>> {
         Ok(self.conn.query_row("SELECT max(run_id) FROM fault_results", [], |r| r.get(0))?)
     }
+}
+
+/// A stored timeline; one this concur cannot read (a newer one's) reads as none.
+fn seconds(json: String) -> Vec<Second> {
+    serde_json::from_str(&json).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -199,9 +265,25 @@ mod tests {
             load_unfinished: 1,
             load_p99_ms: 4.2,
             load_max_ms: 30.0,
+            fault_at_ms: 1003.5,
+            recovery_ms: outage.map(|ms| ms + 996.5),
+            timeline: vec![Second { requests: 200, errors: 0, p99_us: Some(4200) }, Second { requests: 0, errors: 12, p99_us: None }],
         };
-        let go = ImplFaults { name: "go".into(), cores: 1, start_up: StartUp { ready_ms: 12.0, rss_bytes: 9 << 20 }, trials: vec![trial("panic", Some(0.0), None), trial("kill -9", None, Some("concur (as a process supervisor)"))] };
-        let bun = ImplFaults { name: "bun".into(), cores: 2, start_up: StartUp { ready_ms: 60.0, rss_bytes: 40 << 20 }, trials: vec![trial("spin 1000 ms", Some(0.0), None)] };
+        let load = |capacity_after: Option<f64>| LoadFigures {
+            rate: 2_000.0,
+            capacity_before: 10_000.0,
+            capacity_after,
+            warmup_rate: 200.0,
+            warmup: vec![Second { requests: 180, errors: 0, p99_us: Some(81_000) }],
+        };
+        let go = ImplFaults {
+            name: "go".into(),
+            cores: 1,
+            start_up: StartUp { ready_ms: 12.0, rss_bytes: 9 << 20 },
+            load: load(Some(9_800.0)),
+            trials: vec![trial("panic", Some(0.0), None), trial("kill -9", None, Some("concur (as a process supervisor)"))],
+        };
+        let bun = ImplFaults { name: "bun".into(), cores: 2, start_up: StartUp { ready_ms: 60.0, rss_bytes: 40 << 20 }, load: load(None), trials: vec![trial("spin 1000 ms", Some(0.0), None)] };
         store.insert_faults(run, &go).unwrap();
         store.insert_faults(run, &bun).unwrap();
         assert_eq!(store.faults(run).unwrap(), [bun, go]);

@@ -28,6 +28,7 @@ pub const MIGRATIONS: &[&str] = &[
     super::held::ACCEPT_MIGRATION,
     super::held::CEILING_MIGRATION,
     super::faults::MIGRATION,
+    super::faults::LOAD_MIGRATION,
 ];
 
 const V1: &str = "
@@ -217,6 +218,10 @@ const UNDO: &[&str] = &[
     "ALTER TABLE held_searches DROP COLUMN accept_low; ALTER TABLE held_searches DROP COLUMN accept_high; \
      ALTER TABLE held_searches DROP COLUMN ceiling_clients; ALTER TABLE held_searches DROP COLUMN ceiling_limit;",
     "DROP TABLE fault_trials; DROP TABLE fault_results;",
+    "ALTER TABLE fault_results DROP COLUMN load_rate; ALTER TABLE fault_results DROP COLUMN capacity_before; \
+     ALTER TABLE fault_results DROP COLUMN capacity_after; ALTER TABLE fault_results DROP COLUMN warmup_rate; \
+     ALTER TABLE fault_results DROP COLUMN warmup; ALTER TABLE fault_trials DROP COLUMN fault_at_ms; \
+     ALTER TABLE fault_trials DROP COLUMN recovery_ms; ALTER TABLE fault_trials DROP COLUMN timeline;",
 ];
 
 /// Turns a file at the latest version into what a concur of `version` (4 or later) left.

@@ -18,7 +18,7 @@ use super::pace::{Budget, Pace};
 use super::request::Requests;
 use super::sys::{self, CpuTime, Waiter};
 use super::warmup::Phase;
-use crate::stats::{ErrorKind, Timeline};
+use crate::stats::{ErrorKind, Latencies, Timeline};
 use anyhow::{Context, Result};
 use mio::net::TcpStream;
 use mio::{Interest, Poll, Token};
@@ -54,6 +54,8 @@ pub struct Shared<'a> {
     /// otherwise only a connect that fails at once waits.
     pub backoff: bool,
     pub control: &'a Control,
+    /// Keep a latency histogram per second of the timeline (`LoadPlan::latency_per_second`).
+    pub latency_per_second: bool,
 }
 
 /// A worker's share of the run.
@@ -96,6 +98,8 @@ struct Worker<'a> {
     buf: Box<[u8]>,
     steps: Vec<StepTally>,
     timeline: Timeline,
+    /// Per second of the timeline, its successes' latencies (when the plan asks).
+    second_latencies: Option<Vec<Latencies>>,
     second: usize,
     second_end: u64,
     bytes_read: u64,
@@ -141,6 +145,7 @@ impl<'a> Worker<'a> {
             buf: vec![0; READ_BUFFER].into_boxed_slice(),
             steps,
             timeline: Timeline::default(),
+            second_latencies: shared.latency_per_second.then(Vec::new),
             second: 0,
             second_end: shared.phase.clock_ns() + 1_000_000_000,
             bytes_read: 0,
@@ -401,14 +406,15 @@ impl<'a> Worker<'a> {
         let (low, high) = self.requests.expect[step];
         let ok = low <= status && status <= high;
         let origin = self.conns[i].origin;
+        let latency_us = ok.then(|| (arrived.map_or(now, |a| a.max(origin).min(now)).saturating_sub(origin) + 500) / 1000);
         if self.shared.phase.counts(origin, now) {
             let tally = &mut self.steps[step];
-            if ok {
-                let end = arrived.map_or(now, |a| a.max(origin).min(now));
-                tally.latencies.record_us((end.saturating_sub(origin) + 500) / 1000);
-                tally.ok += 1;
-            } else {
-                tally.errors.add_status(status);
+            match latency_us {
+                Some(us) => {
+                    tally.latencies.record_us(us);
+                    tally.ok += 1;
+                }
+                None => tally.errors.add_status(status),
             }
         }
         if !ok {
@@ -417,6 +423,12 @@ impl<'a> Worker<'a> {
         self.finished += 1;
         self.in_flight -= 1;
         self.count_second(now, ok);
+        if let (Some(us), Some(seconds)) = (latency_us, self.second_latencies.as_mut()) {
+            if seconds.len() <= self.second {
+                seconds.resize_with(self.second + 1, Latencies::new);
+            }
+            seconds[self.second].record_us(us);
+        }
         let c = &mut self.conns[i];
         if !keep_alive || !self.shared.keepalive {
             c.sock = None;

@@ -26,6 +26,8 @@ pub struct StepTally {
 pub struct Outcome {
     pub steps: Vec<StepTally>,
     pub timeline: Timeline,
+    /// Per second of the timeline, its successes' latencies; empty unless the plan asked.
+    pub second_latencies: Vec<Latencies>,
     pub bytes_read: u64,
     /// Requests started (connect or first write).
     pub sent: u64,
@@ -119,6 +121,7 @@ impl Worker<'_> {
         Outcome {
             steps: self.steps,
             timeline: self.timeline,
+            second_latencies: self.second_latencies.unwrap_or_default(),
             bytes_read: self.bytes_read - self.bytes_before,
             sent: self.sent,
             owed,

@@ -35,6 +35,7 @@ fn connect_failing_synchronously_does_not_recurse_per_request() {
             pace,
             backoff: false,
             control: &control,
+            latency_per_second: false,
         };
         let assignment = Assignment { first_user: 0, connections: 2, budget, cpu: None };
         let began = Instant::now();
@@ -75,6 +76,7 @@ fn a_worker_waking_after_the_end_sends_and_counts_nothing_past_it() {
         pace: Pace::Closed { think_ns: 0, spawn_ns: 0 },
         backoff: false,
         control: &control,
+        latency_per_second: false,
     };
     let assignment = Assignment { first_user: 0, connections: 3, budget: Budget::Unlimited, cpu: None };
     let mut worker = Worker::new(&shared, &assignment).unwrap();
@@ -126,6 +128,7 @@ impl OpenLoop {
             pace: Pace::Open { interval_ns: 100_000_000, spacing_ns: 1_000_000 },
             backoff: false,
             control: &self.control,
+            latency_per_second: false,
         }
     }
 }
