@@ -17,13 +17,21 @@ use crate::store::{RunInfo, Store};
 use anyhow::Result;
 
 /// Adds the section of the newest faults run, if any; its charts take each implementation's
-/// colours from the report's run `report_run` (a faults run keeps no manifests).
+/// colours from its concurrency model, as the report's run `report_run` recorded it, else
+/// (a faults run keeps no manifests) as the repository's manifest says, when there is one.
 pub fn append(r: super::Rendered, store: &Store, report_run: i64) -> Result<super::Rendered> {
     let Some(id) = store.latest_faults_run_id()? else { return Ok(r) };
     let run = store.load_run(id)?.run;
-    let implementations = store.load_run(report_run)?.implementations;
-    let palette = Palette::new(implementations.iter().map(|i| (i.name.as_str(), i.manifest.model)));
-    Ok(super::append(r, blocks(&run, &store.faults(id)?, &palette)))
+    let faults = store.faults(id)?;
+    let mut models: Vec<(String, crate::impls::Model)> = store.load_run(report_run)?.implementations.iter().map(|i| (i.name.clone(), i.manifest.model)).collect();
+    let repository = crate::impls::find_root(None).and_then(|root| crate::impls::discover(&root)).unwrap_or_default();
+    for imp in repository.iter().filter(|i| faults.iter().any(|f| f.name == i.name())) {
+        if !models.iter().any(|(n, _)| n == imp.name()) {
+            models.push((imp.name().to_string(), imp.manifest.model));
+        }
+    }
+    let palette = Palette::new(models.iter().map(|(n, m)| (n.as_str(), *m)));
+    Ok(super::append(r, blocks(&run, &faults, &palette)))
 }
 
 /// The section's blocks, headed by a level-2 heading.
