@@ -15,17 +15,18 @@ use super::table::{Table, mib, thousands};
 use crate::store::faults::{ImplFaults, Trial};
 use crate::store::{RunInfo, Store};
 use anyhow::Result;
+use std::path::Path;
 
 /// Adds the section of the newest faults run, if any; its charts take each implementation's
 /// colours from its concurrency model, as the report's run `report_run` recorded it, else
-/// (a faults run keeps no manifests) as the repository's manifest says, when there is one.
-pub fn append(r: super::Rendered, store: &Store, report_run: i64) -> Result<super::Rendered> {
+/// (a faults run keeps no manifests) as the manifest in `repository` says, when there is one.
+pub fn append(r: super::Rendered, store: &Store, report_run: i64, repository: Option<&Path>) -> Result<super::Rendered> {
     let Some(id) = store.latest_faults_run_id()? else { return Ok(r) };
     let run = store.load_run(id)?.run;
     let faults = store.faults(id)?;
     let mut models: Vec<(String, crate::impls::Model)> = store.load_run(report_run)?.implementations.iter().map(|i| (i.name.clone(), i.manifest.model)).collect();
-    let repository = crate::impls::find_root(None).and_then(|root| crate::impls::discover(&root)).unwrap_or_default();
-    for imp in repository.iter().filter(|i| faults.iter().any(|f| f.name == i.name())) {
+    let manifests = repository.and_then(|root| crate::impls::discover(root).ok()).unwrap_or_default();
+    for imp in manifests.iter().filter(|i| faults.iter().any(|f| f.name == i.name())) {
         if !models.iter().any(|(n, _)| n == imp.name()) {
             models.push((imp.name().to_string(), imp.manifest.model));
         }

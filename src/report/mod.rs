@@ -108,7 +108,7 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
     let rendered = append(render_with(data, counterparts, floor), capacity::section(&store, id)?);
     let rendered = append(rendered, held::section(&store, id)?);
     let rendered = micro::append(rendered, &store, options.run)?;
-    let rendered = faults::append(rendered, &store, id)?;
+    let rendered = faults::append(rendered, &store, id, find_root().ok().as_deref())?;
     // The claims live in the repository; a report written outside one has no section on them.
     let rendered = match find_root() {
         Ok(repo) => findings::append(rendered, &store, id, &repo)?,
