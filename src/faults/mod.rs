@@ -261,7 +261,8 @@ fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, sett
         let latency = |us: u64| us as f64 / 1000.0;
         // The fault's moment on the load's clock, whose second 0 began at its start.
         let load_fault_at_ms = fault_unix_ms - report.started_unix_ms as f64;
-        let seconds = (settings.before + settings.after).as_secs_f64().round() as usize;
+        // Whole seconds only: a last partial second answers less than the rate without being slow.
+        let seconds = (settings.before + settings.after).as_secs_f64().floor() as usize;
         let recovery_ms = bound.and_then(|b| recovery::recovery_ms(&report.timeline, seconds, load_fault_at_ms, rate, b));
         Ok(Trial {
             fault: fault.label(),
