@@ -31,10 +31,11 @@ pub fn back(s: &Second, rate: f64, bound_ms: f64) -> bool {
 /// start of the first second back among those from the one whose start is nearest the fault
 /// (the first holding at least half a second after it: a fault that lands a few ms before a
 /// second's end, as the load's clock and the fault's drift apart, leaves that second as it
-/// was): 0 when that one is, `None` when none is (the server did not recover within the trial). A second with no answer
-/// at all is not back. The first second back, not the last that fell short: a second's p99
-/// on a shared machine now and then strays past the bound on its own, and one that did late
-/// in a trial would otherwise read as a recovery seconds after the fault, or none.
+/// was): 0 when that one is, `None` when none is (the server did not recover within the
+/// trial). A second with no answer at all is not back. The first second back, not the last
+/// that fell short: a second's p99 on a shared machine now and then strays past the bound on
+/// its own, and one that did late in a trial would otherwise read as a recovery seconds after
+/// the fault, or none.
 pub fn recovery_ms(timeline: &[Second], seconds: usize, fault_at_ms: f64, rate: f64, bound_ms: f64) -> Option<f64> {
     let first = (fault_at_ms.max(0.0) / 1000.0).round() as usize;
     (first..seconds).find(|&k| timeline.get(k).is_some_and(|s| back(s, rate, bound_ms))).map(|k| (k as f64 * 1000.0 - fault_at_ms).max(0.0))

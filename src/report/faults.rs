@@ -47,9 +47,10 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
              from {:.1} s before the fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms; last the \
              capacity again. Nothing is prescribed: what the runtime and its community's usual supervisor do is the result. Outage: from \
              the first probe that failed to the first answered after the last failure (none failed: 0; \"not again\": still failing when \
-             the trial ended). Longest wait: the longest a probe sent after the fault waited, how long the others were stalled. Back after: \
-             from the fault to the first second of the load that answered at least 95% of its rate with a p99 within \
-             twice the baseline's worst second after its first (and at least 1 ms above it). Where the process died and the runtime has no supervisor of its own, concur \
+             the trial ended). Longest wait: the longest a probe sent after the fault waited, how long the others were stalled. Back \
+             after: from the fault to the first second of the load that answered at least 95% of its rate with a p99 within twice \
+             the baseline's worst second after its first (and at least 1 ms above it). Where the process died and the runtime has \
+             no supervisor of its own, concur \
              started it again as systemd's Restart=always would. One trial each: a shape, not a figure to two digits.",
             thousands(setting("warmup_rate") as u64),
             match run.plan.get("rate").and_then(serde_json::Value::as_f64) {

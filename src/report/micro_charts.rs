@@ -76,7 +76,8 @@ fn panel(spec: &Spec, title: &str, size: (u32, u32), font: u32, own: &[&Line], b
     if xs.is_empty() || ys.is_empty() {
         return format!("<p class=\"note\">{}: no successful result to draw.</p>", super::table::escape(title));
     }
-    let x_lo = if spec.log_x { min(&xs) / 1.5 } else { xs.iter().copied().fold(f64::INFINITY, f64::min) };
+    // A linear axis keeps negative values (seconds before an event), which `max` (from 0) would not.
+    let x_lo = if spec.log_x { min(&xs) / 1.5 } else { min(&xs) };
     let x_hi = if spec.log_x { max(&xs) * 1.5 } else { xs.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(x_lo + 1.0) };
     let mut entries: Vec<Entry> = own.iter().map(|l| Entry::series(l.name.clone(), l.style)).collect();
     if !behind.is_empty() {

@@ -107,8 +107,8 @@ pub struct Trial {
     pub load_max_ms: f64,
     /// When the fault came, in milliseconds on the load's clock (its `timeline`'s).
     pub fault_at_ms: f64,
-    /// From the fault to the load's being back for good (`faults::recovery`): `None` when it
-    /// was not by the end, and for the baseline.
+    /// From the fault to the load's first second back (`faults::recovery`): `None` when none
+    /// was by the end, and for the baseline.
     pub recovery_ms: Option<f64>,
     /// The load's seconds: answered, failed, p99.
     pub timeline: Vec<Second>,
