@@ -27,12 +27,12 @@ quick_points_root "$WORK/root"
 
 started=$(date +%s)
 for r in $(seq "$RUNS"); do
-    (cd "$WORK/root" && "$CONCUR" run --profile quick --scenario hello --cores 1 --blocks 1 --repeat 3 --impl "$IMPLS" --no-verify --db "$WORK/aa.db" >"$WORK/run$r.log" 2>&1) ||
+    (cd "$WORK/root" && "$CONCUR" run --profile quick --scenario hello --cores 1 --blocks 1 --repeat 3 --impl "$IMPLS" --no-verify --results "$WORK/aa.db" >"$WORK/run$r.log" 2>&1) ||
         { echo "$SCRIPT: run $r failed:" >&2; tail -20 "$WORK/run$r.log" >&2; exit 1; }
     echo "run $r of $RUNS done ($(($(date +%s) - started)) s)" >&2
 done
 for r in $(seq 1 2 "$RUNS"); do
-    (cd "$WORK/root" && "$CONCUR" compare "$r" "$((r + 1))" --format json --db "$WORK/aa.db" >"$WORK/compare$r.json")
+    (cd "$WORK/root" && "$CONCUR" compare "$r" "$((r + 1))" --format json --results "$WORK/aa.db" >"$WORK/compare$r.json")
 done
 
 python3 - "$WORK" "$RUNS" "$IMPLS" "$(($(date +%s) - started))" <<'EOF' | tee -a "$ROOT/bench/RESULTS.md"

@@ -20,7 +20,7 @@ CONCUR="$ROOT/target/release/concur"
 [ -x "$CONCUR" ] || (cd "$ROOT" && cargo build --release --quiet)
 
 run() {
-    "$CONCUR" run --root "$ROOT" --scenario db --impl go-nethttp --cores 1 -c 16 -d 1s --warmup 0 --no-verify --db "$WORK/r$1.db" >"$WORK/run$1.log" 2>&1
+    "$CONCUR" run --root "$ROOT" --scenario db --impl go-nethttp --cores 1 -c 16 -d 1s --warmup 0 --no-verify --results "$WORK/r$1.db" >"$WORK/run$1.log" 2>&1
     sed -n 's/.*(ready in \([0-9.]*\) s).*/\1/p' "$WORK/run$1.log"
 }
 

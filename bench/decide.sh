@@ -65,9 +65,9 @@ EOF
 
 # measure NAME BLOCKS IMPLS: one run into $WORK/NAME.db, its JSON export into $WORK/NAME.json.
 measure() {
-    (cd "$WORK/root" && "$CONCUR" run --profile quick --scenario hello --cores 1 --blocks "$2" --impl "$3" --no-verify --db "$WORK/$1.db" >"$WORK/$1.log" 2>&1) ||
+    (cd "$WORK/root" && "$CONCUR" run --profile quick --scenario hello --cores 1 --blocks "$2" --impl "$3" --no-verify --results "$WORK/$1.db" >"$WORK/$1.log" 2>&1) ||
         { echo "$SCRIPT: run $1 failed:" >&2; tail -20 "$WORK/$1.log" >&2; exit 1; }
-    (cd "$WORK/root" && "$CONCUR" report --db "$WORK/$1.db" --out "$WORK/$1-report" --export-json "$WORK/$1.json" >/dev/null)
+    (cd "$WORK/root" && "$CONCUR" report --results "$WORK/$1.db" --out "$WORK/$1-report" --export-json "$WORK/$1.json" >/dev/null)
 }
 
 taxed taxed-zero 0

@@ -46,7 +46,7 @@ EOF
 run() {
     local variant=$1 impls=$2 db="$WORK/$1-$3.db" started
     started=$(date +%s)
-    "$CONCUR" run --profile quick --scenario hello --cores 1 --impl "$impls" --blocks "$BLOCKS" --no-verify --db "$db" >"$WORK/$variant-$3.log" 2>&1 ||
+    "$CONCUR" run --profile quick --scenario hello --cores 1 --impl "$impls" --blocks "$BLOCKS" --no-verify --results "$db" >"$WORK/$variant-$3.log" 2>&1 ||
         { echo "$SCRIPT: the $variant run failed:" >&2; tail -20 "$WORK/$variant-$3.log" >&2; exit 1; }
     echo "$variant $3 $(($(date +%s) - started)) $(windows "$db") $(cut -d' ' -f1 /proc/loadavg)"
 }

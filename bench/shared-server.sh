@@ -53,7 +53,7 @@ PY
 
 run() { # VARIANT N: one run; prints its wall seconds
     local started=$SECONDS
-    "$CONCUR" run --root "$WORK/$1" --profile quick --scenario db,fortunes,slowdb --impl "$IMPLS" --no-verify --db "$WORK/$1$2.db" >"$WORK/$1$2.log" 2>&1 ||
+    "$CONCUR" run --root "$WORK/$1" --profile quick --scenario db,fortunes,slowdb --impl "$IMPLS" --no-verify --results "$WORK/$1$2.db" >"$WORK/$1$2.log" 2>&1 ||
         { echo "$SCRIPT: the $1 run $2 failed:" >&2; tail -20 "$WORK/$1$2.log" >&2; exit 1; }
     echo $((SECONDS - started))
 }

@@ -71,17 +71,17 @@ TOML
 if ((SKIP_RUNS == 0)); then
     echo "uptime before: $(uptime)" | tee "$WORK/uptime"
     "$CONCUR" build --root "$ROOT" ${IMPLS//,/ }
-    if ((CALIBRATE == 1)); then "$CONCUR" calibrate --root "$ROOT" --db "$DB" | tail -3; fi
+    if ((CALIBRATE == 1)); then "$CONCUR" calibrate --root "$ROOT" --results "$DB" | tail -3; fi
     for i in $(seq "$RUNS"); do
         "$CONCUR" run --root "$ROOT" --profile standard --impl "$IMPLS" --scenario "$SCENARIOS" --cores "$CORES" -c 50 \
-            --warmup "$WARMUP" --warmup-max "$WARMUP" -d "$DURATION" --repeat "$REPEATS" --no-verify --db "$DB" >"$WORK/run-$i.log"
+            --warmup "$WARMUP" --warmup-max "$WARMUP" -d "$DURATION" --repeat "$REPEATS" --no-verify --results "$DB" >"$WORK/run-$i.log"
         echo "run $i done: $(uptime)" | tee -a "$WORK/uptime"
     done
     # Twice slower on purpose: a FIFO server of service rate K, then K/2, 8 connections (p99 ≈ 8/K).
     for k in "$FAST" $((FAST / 2)); do
         repo=$(fake_repo "$k")
         "$CONCUR" run --root "$repo" --profile standard --impl fake --scenario hello --cores 1 -c 8 \
-            --warmup 1 --warmup-max 1 -d "$DURATION" --repeat "$REPEATS" --no-verify --db "$DB" >"$WORK/fake-$k.log"
+            --warmup 1 --warmup-max 1 -d "$DURATION" --repeat "$REPEATS" --no-verify --results "$DB" >"$WORK/fake-$k.log"
         echo "fake at $k req/s done: $(uptime)" | tee -a "$WORK/uptime"
     done
 fi
@@ -92,9 +92,9 @@ mapfile -t RUN_IDS < <(sqlite3 "$DB" "SELECT id FROM runs WHERE profile = 'stand
 N_AA=$((${#RUN_IDS[@]} - 2))
 for n in 1 3 5; do
     for ((i = 0; i + 1 < N_AA; i++)); do
-        "$CONCUR" compare "${RUN_IDS[i]}" "${RUN_IDS[i + 1]}" --db "$DB" --repeats "$n" --format json >"$WORK/aa-$n-$i.json"
+        "$CONCUR" compare "${RUN_IDS[i]}" "${RUN_IDS[i + 1]}" --results "$DB" --repeats "$n" --format json >"$WORK/aa-$n-$i.json"
     done
-    "$CONCUR" compare "${RUN_IDS[N_AA]}" "${RUN_IDS[N_AA + 1]}" --db "$DB" --repeats "$n" --format json >"$WORK/slow-$n.json"
+    "$CONCUR" compare "${RUN_IDS[N_AA]}" "${RUN_IDS[N_AA + 1]}" --results "$DB" --repeats "$n" --format json >"$WORK/slow-$n.json"
 done
 
 python3 - "$WORK" "$DB" <<'PY' | tee "$WORK/table.md"

@@ -71,7 +71,7 @@ sweep() {
     local label=$1 impls=$2 seconds=$3 repeats=$4
     shift 4
     "$CONCUR" run --root "$ROOT" --profile "$PROFILE" --impl "$(comma "$impls")" --scenario "$(comma "$SCENARIOS")" \
-        --cores "$CORES" -c "$CONNECTIONS" -d "${seconds}s" --repeat "$repeats" "${verify[@]}" --db "$DB" "$@" 2>&1 |
+        --cores "$CORES" -c "$CONNECTIONS" -d "${seconds}s" --repeat "$repeats" "${verify[@]}" --results "$DB" "$@" 2>&1 |
         tee "$WORK/$label.log" | sed -u "s/^/[$label] /" >&2
     sqlite3 "$DB" "SELECT max(id) FROM runs" >"$WORK/$label.id"
 }

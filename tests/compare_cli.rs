@@ -21,7 +21,7 @@ fn two_runs() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn compare(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_concur")).arg("compare").arg("--db").arg(db).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_concur")).arg("compare").arg("--results").arg(db).args(args).output().unwrap()
 }
 
 fn stdout(out: &Output) -> String {

@@ -87,7 +87,7 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     crate::results::write_db(&db);
     let _alone = fake_repo::measuring();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
-        .args(["faults", "fake", "--cores", "1", "--share", "0.1", "--before", "1s", "--after", "1s", "--spin-ms", "200", "--db"])
+        .args(["faults", "fake", "--cores", "1", "--share", "0.1", "--before", "1s", "--after", "1s", "--spin-ms", "200", "--results"])
         .arg(&db)
         .arg("--root")
         .arg(root.path())
@@ -109,7 +109,7 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     // The report of the points' run shows the newest faults run beside it.
     let elsewhere = tempfile::tempdir().unwrap();
     let report = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
-        .args(["report", "--run", "1", "--db"])
+        .args(["report", "--run", "1", "--results"])
         .arg(&db)
         .arg("-o")
         .arg(elsewhere.path().join("report"))

@@ -66,7 +66,7 @@ fn micro(root: &tempfile::TempDir, args: &[&str]) -> Output {
         .args(args)
         .args(["--profile", "test", "--root"])
         .arg(root.path())
-        .arg("--db")
+        .arg("--results")
         .arg(db(root))
         .output()
         .unwrap();
@@ -195,7 +195,7 @@ fn ctrl_c_stops_the_program_keeps_results_and_marks_the_run() {
     let child = Command::new(env!("CARGO_BIN_EXE_concur"))
         .args(["micro", "good", "zslow", "--bench", "pingpong", "--profile", "test", "--root"])
         .arg(root.path())
-        .arg("--db")
+        .arg("--results")
         .arg(db(&root))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

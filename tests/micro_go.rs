@@ -18,7 +18,7 @@ fn quick_pingpong_and_spawn_of_go_are_measured_and_stored() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("concur.db");
     let out = Command::new(env!("CARGO_BIN_EXE_concur"))
-        .args(["micro", "go", "--profile", "quick", "--bench", "pingpong,spawn", "--repeat", "1", "--root", env!("CARGO_MANIFEST_DIR"), "--db"])
+        .args(["micro", "go", "--profile", "quick", "--bench", "pingpong,spawn", "--repeat", "1", "--root", env!("CARGO_MANIFEST_DIR"), "--results"])
         .arg(&db)
         .output()
         .unwrap();

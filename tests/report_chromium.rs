@@ -36,7 +36,7 @@ fn report(dir: &Path, write_db: fn(&Path) -> i64) -> PathBuf {
     // A quiet machine's calibration: the ranks are the repeats' as much as the floor's.
     results::write_calibration(&db, 0.01);
     let out = dir.join("report");
-    let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).arg("-o").arg(&out).status().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--results"]).arg(&db).arg("-o").arg(&out).status().unwrap();
     assert!(status.success());
     out.join("index.html")
 }
@@ -136,7 +136,7 @@ fn legends<'a>(html: &'a str, names: &[&'a str]) -> Vec<Legend<'a>> {
                 .filter_map(|t| {
                     let (tag, body) = t.split_once('>')?;
                     let label = body.split("</text>").next()?.trim();
-                    let name = names.iter().find(|n| ["", " ◦", " †"].iter().any(|mark| label == format!("{n}{mark}")))?;
+                    let name = names.iter().find(|n| ["", " ◦", " †", " ‡"].iter().any(|mark| label == format!("{n}{mark}")))?;
                     Some((*name, attr(tag, "x")?.parse().ok()?, attr(tag, "y")?.parse().ok()?))
                 })
                 .collect();
@@ -165,13 +165,17 @@ fn twenty_implementations_read_at_a_glance() {
     first_screen(&html, &names);
     contents(&html);
     folded(&html);
-    assert!(html.contains("<summary>Warnings (38 in 6 kind(s))</summary>"), "six kinds: not measured, known deviations, a failed point, saturation, target rate, a run note");
+    assert!(
+        html.contains("<summary>Warnings (39 in 7 kind(s))</summary>"),
+        "seven kinds: not measured, known deviations, a policy's departure, a failed point, saturation, target rate, a run note"
+    );
     for kind in [
         "<summary>generator saturated in 6 points: rust-axum 3, rust-tokio 3</summary>",
         "<summary>target rate not reached in 27 points: ruby-rack 9, ruby-rails 9, ruby-sinatra 9</summary>",
         "<summary>1 point could not be measured: ruby-rails 1</summary>",
         "<summary>2 implementations measured with known deviations (†): bun (pipelining), deno (expect-continue)</summary>",
         "<summary>1 implementation not measured: swift-vapor (unavailable)</summary>",
+        "<summary>1 implementation measured departing from spec/POLICIES.md (‡): python-fastapi (POLICIES §6.3 db-pool-division)</summary>",
     ] {
         assert!(html.contains(kind), "index.html lacks the warning line {kind:?}");
     }
@@ -193,11 +197,15 @@ fn twenty_implementations_read_at_a_glance() {
     // The entries without a framework are marked, and the mark is said under the tables (spec/POLICIES.md §5).
     assert!(html.contains("go-tcp ◦") && html.contains("rust-threadpool ◦") && !html.contains("go-nethttp ◦"));
     assert!(html.contains("◦: no framework, an HTTP server written by hand"));
+    // A declared departure from spec/POLICIES.md is marked beside the figures, said under the
+    // tables and given with its reason among the implementations.
+    assert!(html.contains("python-fastapi ‡") && html.contains("‡: departs from a rule of spec/POLICIES.md"));
+    assert!(html.contains("verified, measured; departs from POLICIES §6.3 db-pool-division: uvicorn gives its workers no index"), "the Implementations table");
     assert!(html.contains("<th colspan=\"3\" class=\"group gs\">4 cores</th>"), "core counts as column groups");
 
     // One section per implementation, with its README.
     for name in names.iter().chain(&["swift-vapor"]) {
-        let marked = ["", " ◦", " †"].iter().any(|mark| html.contains(&format!("<summary>{name}{mark}: ")));
+        let marked = ["", " ◦", " †", " ‡"].iter().any(|mark| html.contains(&format!("<summary>{name}{mark}: ")));
         assert!(marked, "no section for {name}");
         assert!(html.contains(&format!("<a href=\"../../impls/http/{name}/README.md\">")), "no README link for {name}");
     }
@@ -250,7 +258,7 @@ fn first_screen(html: &str, names: &[&str]) {
     assert!(at("Each picture ranks the implementations") < at("<summary>How orders and ties are decided</summary>"), "the pictures' key is beside them");
     let hello = pictures.iter().find(|svg| svg.contains("hello (c=50) at 1 core: successful requests/s")).expect("hello's picture at 1 core");
     let rows = texts(hello);
-    let row = |name: &str| rows.iter().position(|t| ["", " ◦", " †"].iter().any(|mark| *t == format!("{name}{mark}"))).unwrap_or_else(|| panic!("no row for {name}: {rows:?}"));
+    let row = |name: &str| rows.iter().position(|t| ["", " ◦", " †", " ‡"].iter().any(|mark| *t == format!("{name}{mark}"))).unwrap_or_else(|| panic!("no row for {name}: {rows:?}"));
     assert!(names.iter().all(|n| row(n) > 0), "every implementation has a row");
     assert!(row("rust-axum") < row("rust-tokio") && row("rust-tokio") < row("ruby-rails"), "best first: {rows:?}");
     assert_eq!(rows[row("rust-axum") - 1], "1", "the rank beside the leader's name");

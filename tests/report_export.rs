@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 fn report(db: &Path, extra: &[&Path]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_concur"));
-    cmd.args(["report", "--db"]).arg(db);
+    cmd.args(["report", "--results"]).arg(db);
     for (flag, path) in ["-o", "--export-json", "--export-csv"].iter().zip(extra) {
         cmd.arg(flag).arg(path);
     }

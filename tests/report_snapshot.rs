@@ -35,7 +35,7 @@ fn the_report_of_a_fixed_database_matches_its_snapshots() {
     // A quiet machine's calibration, so the ranks below are the repeats' as much as the floor's.
     results::write_calibration(&db, 0.01);
     let out = dir.path().join("report");
-    let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).arg("-o").arg(&out).status().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--results"]).arg(&db).arg("-o").arg(&out).status().unwrap();
     assert!(status.success());
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     for needle in [
@@ -55,7 +55,7 @@ fn the_report_judges_every_claim_of_the_sources() {
     let db = dir.path().join("concur.db");
     results::write_db(&db);
     let out = dir.path().join("report");
-    let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).arg("-o").arg(&out).status().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--results"]).arg(&db).arg("-o").arg(&out).status().unwrap();
     assert!(status.success());
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     let section = &md[md.find("## What the sources concluded, measured again").expect("the section")..];
@@ -138,7 +138,7 @@ fn a_database_from_a_newer_concur_is_refused_with_the_fix() {
     let db = dir.path().join("concur.db");
     results::write_db(&db);
     rusqlite::Connection::open(&db).unwrap().pragma_update(None, "user_version", 999).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--db"]).arg(&db).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["report", "--results"]).arg(&db).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("has schema version 999") && err.contains("Update concur"), "{err}");

@@ -42,6 +42,7 @@ fn run(root: &Path, duration: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_concur"));
     cmd.args(["run", "--impl", "pgfake", "--scenario", "db", "--cores", "1", "-c", "8", "--warmup", "0", "-d", duration, "--no-verify", "--root"])
         .arg(root)
+        // `--db`, the results database's former name (now `--results`), still works.
         .arg("--db")
         .arg(root.join("results/concur.db"));
     cmd

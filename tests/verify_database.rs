@@ -111,6 +111,26 @@ fn rows_written_by_one_statement_pass_the_policy_check_and_a_transaction_of_upda
     assert!(detail.contains("GET /updates?queries=20 ×5 ran 100 statements updating world") && detail.contains("want 5") && detail.contains("POLICIES.md §6.2"), "{detail}");
 }
 
+/// The counts hold under 32 clients at once for an honest server; one that skips its writes
+/// while busy passes every check of one request at a time and fails this one.
+#[test]
+fn writes_skipped_under_load_fail_the_counts_under_load() {
+    if !ready() {
+        return;
+    }
+    let honest = start("honest");
+    let outcomes = verify(honest.1, "db-under-load");
+    assert_eq!(status(&outcomes, "db-under-load").0, Status::Pass, "{outcomes:#?}");
+    drop(honest);
+    let busy = start("busy");
+    let outcomes = verify(busy.1, "db-updates,db-policy,db-under-load");
+    assert_eq!(status(&outcomes, "db-updates").0, Status::Pass, "one at a time its rows are written: {outcomes:#?}");
+    assert_eq!(status(&outcomes, "db-policy").0, Status::Pass, "one at a time it writes one UPDATE: {outcomes:#?}");
+    let (s, detail) = status(&outcomes, "db-under-load");
+    assert_eq!(s, Status::Fail);
+    assert!(detail.contains("32 GET /updates?queries=20 among 32 at once ran") && detail.contains("want 32"), "{detail}");
+}
+
 /// The cheat in `mode` answers /queries with rows that look right, and the
 /// statement count catches it: its ×10 of `/queries?queries=20` ran `ran` statements.
 fn caught(mode: &str, ran: u32) {
@@ -222,4 +242,46 @@ fn the_fault_routes_are_checked_on_a_server_of_their_own_and_never_inherited() {
             assert!(text.contains(&format!("pass  {id}")), "{args}: {id}: {text}");
         }
     }
+}
+
+/// A repository holding `pgfake`, the cheat server in `mode`, with the test cluster's template
+/// as its `results/postgres` (a verification copies it, as it would the repository's own).
+fn cheat_repository(mode: &str) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    fake_repo::write_fake(root.path(), "");
+    let dir = root.path().join("impls/http/pgfake");
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = format!(
+        "name = \"pgfake\"\nlanguage = \"Go\"\nruntime = \"Go\"\nversion = \"go version\"\nframework = \"net/http\"\nmodel = \"green-threads\"\n\
+         [requires]\ncommands = [\"go\"]\n[start]\ncommand = \"{} {mode}\"\n",
+        cheat_binary().display()
+    );
+    std::fs::write(dir.join("concur.toml"), manifest).unwrap();
+    database::shared();
+    std::fs::create_dir_all(root.path().join("results")).unwrap();
+    std::os::unix::fs::symlink(database::template(), root.path().join("results/postgres")).unwrap();
+    root
+}
+
+/// SPEC §8.2 at the pool's edge: `concur verify` starts the server once more with one process
+/// per connection (CONCUR_CORES=7, the pool of 6 raised to 7). A server whose workers take two
+/// connections each stays within the pool at one core and is caught there, and only there.
+#[test]
+fn the_pool_is_checked_again_with_as_many_processes_as_connections() {
+    if !ready() {
+        return;
+    }
+    let verify = |mode: &str| {
+        let root = cheat_repository(mode);
+        let out = Command::new(env!("CARGO_BIN_EXE_concur")).args(["verify", "pgfake", "--cores", "1", "--only", "db-pool", "--root"]).arg(root.path()).output().unwrap();
+        (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    let (passed, text) = verify("honest");
+    assert!(passed, "{text}");
+    assert!(text.contains("== pgfake (CONCUR_CORES=7: more processes than the pool of 6, raised to them)\n"), "{text}");
+    assert!(text.contains("pgfake           cores=1   1 pass, 0 warn, 0 fail") && text.contains("pgfake           cores=7   1 pass, 0 warn, 0 fail"), "{text}");
+    let (passed, text) = verify("floor2");
+    assert!(!passed, "{text}");
+    assert!(text.contains("pgfake           cores=1   1 pass, 0 warn, 0 fail"), "six connections for one worker: {text}");
+    assert!(text.contains("more than CONCUR_DB_POOL=7: bound the pool by it, across all processes"), "fourteen for seven: {text}");
 }

@@ -21,13 +21,13 @@ pub struct CalibrateArgs {
     /// Measure nothing: store the floor of this calibration run's points (one stopped before it stored its floor)
     #[arg(long, value_name = "ID")]
     pub run: Option<i64>,
-    /// Results database [default: results/concur.db in the repository]
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    /// The results database (SQLite) [default: results/concur.db in the repository]; --db is its former name
+    #[arg(long = "results", alias = "db", value_name = "FILE")]
+    pub results: Option<PathBuf>,
 }
 
 impl CalibrateArgs {
     pub fn run(self) -> Result<ExitCode> {
-        crate::calibrate::calibrate_command(self.root.get(), self.db.as_deref(), self.implementations, self.rounds, self.run)
+        crate::calibrate::calibrate_command(self.root.get(), self.results.as_deref(), self.implementations, self.rounds, self.run)
     }
 }

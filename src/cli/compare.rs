@@ -17,9 +17,9 @@ pub struct CompareArgs {
     pub run_a: Option<i64>,
     /// The run compared with it [default: the latest run with points]
     pub run_b: Option<i64>,
-    /// Results database [default: results/concur.db in the repository]
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    /// The results database (SQLite) [default: results/concur.db in the repository]; --db is its former name
+    #[arg(long = "results", alias = "db", value_name = "FILE")]
+    pub results: Option<PathBuf>,
     /// Use only the first N repeats of each point: what fewer repeats would have said
     #[arg(long, value_name = "N")]
     pub repeats: Option<u32>,
@@ -44,6 +44,6 @@ impl CompareArgs {
             FormatArg::Json => Format::Json,
         };
         let options = Options { a: self.run_a, b: self.run_b, repeats: self.repeats };
-        compare::compare_command(self.root.get(), self.db.as_deref(), &options, format, self.output.as_deref())
+        compare::compare_command(self.root.get(), self.results.as_deref(), &options, format, self.output.as_deref())
     }
 }

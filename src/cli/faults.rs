@@ -36,9 +36,9 @@ pub struct FaultsArgs {
     /// Write the results as JSON to this file
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Results database [default: results/concur.db in the repository]
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    /// The results database (SQLite) [default: results/concur.db in the repository]; --db is its former name
+    #[arg(long = "results", alias = "db", value_name = "FILE")]
+    pub results: Option<PathBuf>,
 }
 
 impl FaultsArgs {
@@ -48,6 +48,6 @@ impl FaultsArgs {
             anyhow::ensure!(rate > 0.0 && rate.is_finite(), "--rate {rate}: give requests per second above 0 (e.g. --rate 200)");
         }
         let settings = Settings { share: self.share, rate: self.rate, before: self.before, after: self.after, spin_ms: self.spin_ms, ..Settings::default() };
-        faults::faults_command(self.root.get(), self.db.as_deref(), &self.names, &self.cores, &settings, self.json.as_deref())
+        faults::faults_command(self.root.get(), self.results.as_deref(), &self.names, &self.cores, &settings, self.json.as_deref())
     }
 }

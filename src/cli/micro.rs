@@ -29,9 +29,9 @@ pub struct MicroArgs {
     /// Kill an invocation whose process group's RSS passes this: 8G, 512M, bytes, or 50% of memory [default: the profile's]
     #[arg(long, value_name = "SIZE")]
     pub mem_budget: Option<String>,
-    /// Results database [default: results/concur.db in the repository]
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    /// The results database (SQLite) [default: results/concur.db in the repository]; --db is its former name
+    #[arg(long = "results", alias = "db", value_name = "FILE")]
+    pub results: Option<PathBuf>,
     /// Print the plan (every invocation, in order) and exit
     #[arg(long)]
     pub dry_run: bool,
@@ -40,6 +40,6 @@ pub struct MicroArgs {
 impl MicroArgs {
     pub fn run(self) -> Result<ExitCode> {
         let flags = Flags { bench: self.bench, cores: self.cores, repeat: self.repeat, mem_budget: self.mem_budget };
-        micro::micro_command(self.root.get(), &self.names, &self.profile, &flags, self.db.as_deref(), self.dry_run)
+        micro::micro_command(self.root.get(), &self.names, &self.profile, &flags, self.results.as_deref(), self.dry_run)
     }
 }

@@ -79,9 +79,9 @@ pub struct RunArgs {
     /// Start the server in network namespace NS (`ip netns exec NS`), e.g. for the multi-host test
     #[arg(long, value_name = "NS")]
     pub server_netns: Option<String>,
-    /// Results database [default: results/concur.db in the repository]
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    /// The results database (SQLite) [default: results/concur.db in the repository]; --db is its former name
+    #[arg(long = "results", alias = "db", value_name = "FILE")]
+    pub results: Option<PathBuf>,
     /// Continue the latest unfinished run with the same plan, skipping its finished points
     #[arg(long)]
     pub resume: bool,
@@ -100,9 +100,9 @@ pub struct RunArgs {
 pub struct ReportArgs {
     #[command(flatten)]
     pub root: RootArg,
-    /// Results database [default: results/concur.db in the repository]
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    /// The results database (SQLite) [default: results/concur.db in the repository]; --db is its former name
+    #[arg(long = "results", alias = "db", value_name = "FILE")]
+    pub results: Option<PathBuf>,
     /// Run to report on (see --list) [default: the latest run with points]
     #[arg(long)]
     pub run: Option<i64>,
@@ -152,13 +152,13 @@ impl RunArgs {
         if self.list_profiles {
             return run::list_profiles_command(self.root.get());
         }
-        run::run_command(self.root.get(), &self.profile, &self.overrides(), self.db.as_deref(), self.resume, self.dry_run)
+        run::run_command(self.root.get(), &self.profile, &self.overrides(), self.results.as_deref(), self.resume, self.dry_run)
     }
 }
 
 impl ReportArgs {
     pub fn run(self) -> Result<ExitCode> {
-        let options = report::Options { db: self.db, run: self.run, out: self.out, list: self.list, export_json: self.export_json, export_csv: self.export_csv };
+        let options = report::Options { db: self.results, run: self.run, out: self.out, list: self.list, export_json: self.export_json, export_csv: self.export_csv };
         report::report_command(self.root.get(), &options)
     }
 }

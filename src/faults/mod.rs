@@ -125,7 +125,7 @@ impl Supervised<'_> {
 /// seconds, measures its capacity, and runs the baseline and each of `faults` beside an open
 /// loop at a share of that capacity; then the capacity once more.
 pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], settings: &Settings, log: PathBuf) -> Result<ImplFaults> {
-    let launch = Launch { port: server::free_port()?, cores, env: vec![server::faults_on()], cpus: None, log: Some(log), netns: None };
+    let launch = Launch { port: server::free_port()?, cores, env: vec![server::faults_on()], db: None, cpus: None, log: Some(log), netns: None };
     let started = Instant::now();
     let mut server = Server::start(imp, root, &launch)?;
     let ready = loop {

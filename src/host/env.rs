@@ -3,11 +3,32 @@
 //! can be traced to its machine and software; and the RFC 3339 timestamps
 //! every record carries.
 
-use crate::store::Environment;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The machine and software a run measured on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    pub concur_version: String,
+    pub git_commit: String,
+    /// Uncommitted changes in the repository when the run started.
+    pub git_dirty: bool,
+    pub cpu_model: String,
+    /// CPUs this process may run on.
+    pub logical_cpus: u32,
+    pub kernel: String,
+    pub os: String,
+    pub memory_bytes: u64,
+    /// Implementation name → first line of its manifest's `version` command.
+    pub toolchains: BTreeMap<String, String>,
+    /// The CPUs' physical cores and NUMA nodes, and which went to the server and the generator
+    /// at each core count (`concur run`'s; none for older runs and for `concur micro`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<super::topology::Record>,
+}
 
 /// Captures the environment; `toolchains` maps an implementation to its version line.
 /// The topology is `run`'s to add: it knows where it placed what.

@@ -62,6 +62,28 @@ pub struct Manifest {
     /// rule (its limit or bug, with the upstream issue where there is one).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub known_failures: BTreeMap<String, String>,
+    /// Rule of spec/POLICIES.md ([`POLICY_RULES`]) → why the runtime or its driver keeps this
+    /// entry from following it (what it does instead, measured where it can be).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub departures: BTreeMap<String, String>,
+}
+
+/// The rules of spec/POLICIES.md a manifest's `[departures]` may name, each with its section.
+pub const POLICY_RULES: &[(&str, &str)] = &[
+    ("db-reads", "§6.1"),
+    ("db-writes", "§6.2"),
+    ("db-pool-division", "§6.3"),
+    ("db-waiting", "§6.4"),
+    ("db-release", "§6.5"),
+    ("fortunes-template", "§6.6"),
+];
+
+/// `§6.3 db-pool-division`: a rule as the report names it.
+pub fn policy_rule(id: &str) -> String {
+    match POLICY_RULES.iter().find(|(rule, _)| *rule == id) {
+        Some((rule, section)) => format!("POLICIES {section} {rule}"),
+        None => id.to_string(),
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -196,18 +218,33 @@ fn check_values(m: &Manifest, folder_name: &str) -> Result<(), String> {
     for (key, value) in &m.cores.env {
         check_placeholders(&format!("cores.env.{key}"), value)?;
     }
-    check_known_failures(&m.known_failures)
+    check_known_failures(&m.known_failures)?;
+    check_departures(&m.departures)
 }
 
-/// Every key names a check of `concur verify --list-checks` and every reason
-/// says something: a declared deviation the verifier cannot match, or one
-/// without its cause, would excuse a failure nobody can read about.
-fn check_known_failures(known: &BTreeMap<String, String>) -> Result<(), String> {
-    let ids = crate::verify::checks::ids();
-    for (id, reason) in known {
-        if !ids.contains(&id.as_str()) {
-            return Err(format!("'known_failures.{id}' is not a check of `concur verify`; the checks are {}", ids.join(", ")));
+/// Every key is a rule of spec/POLICIES.md and every reason says something: a departure is
+/// shown beside the entry's figures, so it must name what it departs from and why.
+fn check_departures(departures: &BTreeMap<String, String>) -> Result<(), String> {
+    let rules: Vec<&str> = POLICY_RULES.iter().map(|(rule, _)| *rule).collect();
+    for (rule, reason) in departures {
+        if !rules.contains(&rule.as_str()) {
+            return Err(format!("'departures.{rule}' is not a rule of spec/POLICIES.md; the rules are {}", rules.join(", ")));
         }
+        if reason.trim().is_empty() {
+            return Err(format!(
+                "'departures.{rule}' has no reason; say what the runtime or its driver keeps the entry from doing and what it does instead \
+                 (e.g. {rule} = \"uvicorn gives its workers no index: each takes floor(POOL/P), 15 of 16 at 3 cores\")"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every reason says something: a declared deviation without its cause would
+/// excuse a failure nobody can read about. (That every key names a check is
+/// `verify`'s to say: the checks are its own.)
+fn check_known_failures(known: &BTreeMap<String, String>) -> Result<(), String> {
+    for (id, reason) in known {
         if reason.trim().is_empty() {
             return Err(format!(
                 "'known_failures.{id}' has no reason; say which limit of the runtime fails it, and the upstream issue if there is one \
@@ -324,10 +361,14 @@ env = { GOMAXPROCS = "{cores}" }
     }
 
     #[test]
-    fn a_known_failure_of_no_check_lists_the_checks() {
-        let err = parse_str(&format!("{GOOD}\n[known_failures]\npipelineing = \"the runtime closes the connection\"\n")).unwrap_err();
-        assert!(err.starts_with("impls/http/demo/concur.toml: 'known_failures.pipelineing' is not a check"), "{err}");
-        assert!(err.contains("pipelining") && err.contains("malformed-request"), "{err}");
+    fn a_departure_names_a_rule_and_says_why() {
+        let m = parse_str(&format!("{GOOD}\n[departures]\ndb-pool-division = \"no worker index: the floor\"\n")).unwrap();
+        assert_eq!(m.departures["db-pool-division"], "no worker index: the floor");
+        assert_eq!(policy_rule("db-pool-division"), "POLICIES §6.3 db-pool-division");
+        let err = parse_str(&format!("{GOOD}\n[departures]\npool = \"the floor\"\n")).unwrap_err();
+        assert!(err.starts_with("impls/http/demo/concur.toml: 'departures.pool' is not a rule of spec/POLICIES.md; the rules are db-reads,"), "{err}");
+        let err = parse_str(&format!("{GOOD}\n[departures]\ndb-waiting = \" \"\n")).unwrap_err();
+        assert!(err.contains("'departures.db-waiting' has no reason"), "{err}");
     }
 
     #[test]

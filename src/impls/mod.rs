@@ -5,7 +5,7 @@
 pub mod manifest;
 
 use anyhow::{Context, Result, bail};
-pub use manifest::{Manifest, Model};
+pub use manifest::{Manifest, Model, policy_rule};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 
 use super::model::Model;
 use super::table::{Table, thousands};
-use super::warnings::known_deviations;
+use super::warnings::{departures, known_deviations};
 use crate::host::affinity::describe;
 use crate::host::topology::{Placement, Record};
 use crate::store::ImplStatus;
@@ -68,12 +68,15 @@ pub fn implementations(model: &Model) -> Table {
     for i in &model.implementations {
         let m = &i.manifest;
         let version = if i.version.is_empty() { String::new() } else { format!(" ({})", i.version) };
-        let status = match (&i.status, &i.reason) {
+        let mut status = match (&i.status, &i.reason) {
             (ImplStatus::Verified, _) if !i.known_failures.is_empty() => format!("verified, measured; {}", known_deviations(&i.known_failures)),
             (ImplStatus::Verified, _) => "verified, measured".to_string(),
             (s, Some(why)) => format!("{}: {}", s.as_str(), why.lines().next().unwrap_or("")),
             (s, None) => s.as_str().to_string(),
         };
+        if !m.departures.is_empty() {
+            status = format!("{status}; {}", departures(&m.departures));
+        }
         t.row(vec![i.name.clone(), m.language.clone(), format!("{}{version}", m.runtime), m.framework.clone(), m.model.as_str().into(), m.cores.how.clone(), status]);
     }
     t

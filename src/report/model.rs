@@ -18,6 +18,14 @@ use crate::store::{ImplRecord, KnownFailure, PointRecord, RunData, RunInfo};
 /// Follows the name of an implementation measured with known deviations.
 pub const KNOWN_MARK: &str = "†";
 
+/// Follows the name of an implementation whose manifest declares a departure from a rule of
+/// spec/POLICIES.md (`[departures]`).
+pub const DEPARTS_MARK: &str = "‡";
+
+/// What [`DEPARTS_MARK`] means, said under every table that may carry it.
+pub const DEPARTS_NOTE: &str = "‡: departs from a rule of spec/POLICIES.md where its runtime or driver leaves no other way, \
+    declared in its concur.toml (see Warnings and Implementations).";
+
 /// Follows the name of an implementation with no framework (spec/POLICIES.md §5).
 pub const BARE_MARK: &str = "◦";
 
@@ -163,8 +171,8 @@ impl Model {
     }
 
     /// The implementation's name as tables and legends show it: marked with
-    /// [`BARE_MARK`] when it has no framework, and [`KNOWN_MARK`] when it was
-    /// measured with known deviations.
+    /// [`BARE_MARK`] when it has no framework, [`KNOWN_MARK`] when it was
+    /// measured with known deviations, [`DEPARTS_MARK`] when it departs from a policy.
     pub fn label(&self, name: &str) -> String {
         let mut label = name.to_string();
         if self.bare(name) {
@@ -173,7 +181,15 @@ impl Model {
         if !self.known_deviations(name).is_empty() {
             label = format!("{label} {KNOWN_MARK}");
         }
+        if !self.departures(name).is_empty() {
+            label = format!("{label} {DEPARTS_MARK}");
+        }
         label
+    }
+
+    /// The rules of spec/POLICIES.md its manifest says it departs from, with why.
+    pub fn departures(&self, name: &str) -> Vec<(&str, &str)> {
+        self.implementations.iter().find(|i| i.name == name).map_or(vec![], |i| i.manifest.departures.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
     }
 
     /// It has no framework: its manifest says `framework = "none"`.
@@ -189,6 +205,9 @@ impl Model {
         }
         if self.any_known_deviations() {
             note = format!("{note} {KNOWN_NOTE}");
+        }
+        if self.measured.iter().any(|name| !self.departures(name).is_empty()) {
+            note = format!("{note} {DEPARTS_NOTE}");
         }
         note
     }

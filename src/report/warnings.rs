@@ -7,7 +7,9 @@
 //! each naming the point or implementation, are folded beneath it.
 
 use super::model::Model;
+use crate::impls::policy_rule;
 use crate::store::{ImplStatus, KnownFailure, PointRecord};
+use std::collections::BTreeMap;
 
 /// One kind of warning: its line, and the sentences it stands for.
 pub struct Kind {
@@ -62,6 +64,14 @@ fn implementations(model: &Model, out: &mut Vec<Kind>) {
                 .collect(),
         });
     }
+    let departing: Vec<_> = all.iter().filter(|i| i.status.measured() && !i.manifest.departures.is_empty()).collect();
+    if !departing.is_empty() {
+        let who: Vec<String> = departing.iter().map(|i| format!("{} ({})", i.name, i.manifest.departures.keys().map(|r| policy_rule(r)).collect::<Vec<_>>().join(", "))).collect();
+        out.push(Kind {
+            summary: format!("{} measured departing from spec/POLICIES.md (‡): {}", implementations_text(who.len()), who.join(", ")),
+            details: departing.iter().map(|i| format!("{} {} (declared in its concur.toml)", i.name, departures(&i.manifest.departures))).collect(),
+        });
+    }
     let unverified: Vec<&str> = all.iter().filter(|i| i.status == ImplStatus::Unverified).map(|i| i.name.as_str()).collect();
     if !unverified.is_empty() {
         out.push(Kind {
@@ -69,6 +79,12 @@ fn implementations(model: &Model, out: &mut Vec<Kind>) {
             details: unverified.iter().map(|n| format!("{n} was measured without `concur verify`")).collect(),
         });
     }
+}
+
+/// `departs from POLICIES §6.3 db-pool-division: <reason>; …`.
+pub fn departures(declared: &BTreeMap<String, String>) -> String {
+    let each: Vec<String> = declared.iter().map(|(rule, why)| format!("{}: {why}", policy_rule(rule))).collect();
+    format!("departs from {}", each.join("; "))
 }
 
 /// `known deviations: pipelining: <reason>; malformed-request: <reason>`.

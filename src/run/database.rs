@@ -37,8 +37,8 @@ pub struct Database {
 
 /// The cluster as one point uses it.
 pub struct Attached {
-    /// CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS for the server.
-    pub env: Vec<(String, String)>,
+    /// What the server is given: CONCUR_DB_URL, CONCUR_DB_POOL and CONCUR_DB_SLOW_MS.
+    pub given: db::ServerDb,
     postmaster: i32,
     cpus: Vec<usize>,
     /// The database runs on the load generator's CPUs.
@@ -64,8 +64,8 @@ impl Database {
         for pid in procstat::tree(postmaster).into_iter().skip(1) {
             let _ = affinity::pin_process(pid, &spec.database_cpus);
         }
-        let env = db::ServerDb::for_cores(cluster.url(), pool(spec)?, setting(spec, "CONCUR_DB_SLOW_MS", db::DEFAULT_SLOW_MS)?, spec.cores).env();
-        Ok(Some(Attached { env, postmaster, cpus: spec.database_cpus.clone(), shared: spec.database_cpus == spec.generator_cpus }))
+        let given = db::ServerDb::for_cores(cluster.url(), pool(spec)?, setting(spec, "CONCUR_DB_SLOW_MS", db::DEFAULT_SLOW_MS)?, spec.cores);
+        Ok(Some(Attached { given, postmaster, cpus: spec.database_cpus.clone(), shared: spec.database_cpus == spec.generator_cpus }))
     }
 }
 

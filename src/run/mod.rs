@@ -39,6 +39,7 @@ use crate::host::topology::{self, Topology};
 use crate::host::{affinity, env};
 use crate::impls::{self, Implementation};
 use crate::store::{self, ImplStatus, PointRecord, RunInfo, RunStatus, Store};
+use crate::verify;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -97,6 +98,7 @@ pub fn execute(root: Option<&Path>, profile_name: &str, overrides: &Overrides, d
 fn implementations(root: &Path, overrides: &Overrides) -> Result<(Vec<Implementation>, Overrides)> {
     let mut all: Vec<Implementation> = impls::discover(root)?.into_iter().filter(|i| i.kind == "http").collect();
     let names = impls::alias(&mut all, "http", &overrides.implementations)?;
+    verify::check_known_failures(root, &all)?;
     Ok((all, Overrides { implementations: names, ..overrides.clone() }))
 }
 

@@ -9,6 +9,7 @@ use super::spec::PointSpec;
 use super::database::{Attached, Database};
 use super::sampler::{SAMPLE_EVERY, Sampler, Target};
 use super::usage;
+use crate::db::ServerDb;
 use crate::impls::Implementation;
 use crate::load::{Control, LoadReport, RateCheck};
 use crate::server::{self, Launch, Server};
@@ -43,10 +44,9 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
     let mut kept = None;
     let attached = database.attach(spec);
     let result = attached.and_then(|db| {
-        let env = db.as_ref().map_or(&[][..], |d| &d.env[..]);
         match warm {
             Some(server) => Ok((server, db, true)),
-            None => start(root, imp, spec, &log, env).map(|server| (server, db, false)),
+            None => start(root, imp, spec, &log, db.as_ref().map(|d| &d.given)).map(|server| (server, db, false)),
         }
     });
     let result = result.and_then(|(mut server, db, ready)| {
@@ -76,12 +76,18 @@ pub fn measure(root: &Path, imp: &Implementation, spec: &PointSpec, log_dir: &Pa
 }
 
 /// Starts the server of `spec` with `database`'s environment (none: no database) under its own.
-pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path, database: &[(String, String)]) -> Result<Server> {
-    // The database's settings last: the pool as `ServerDb::for_cores` raised the profile's.
-    let mut env: Vec<(String, String)> = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    env.extend(database.iter().cloned());
-    let launch =
-        Launch { port: server::free_port()?, cores: spec.cores, env, cpus: Some(spec.server_cpus.clone()), log: Some(log.to_path_buf()), netns: spec.server_netns.clone() };
+pub(super) fn start(root: &Path, imp: &Implementation, spec: &PointSpec, log: &Path, database: Option<&ServerDb>) -> Result<Server> {
+    // The database's settings go last (`Launch::db`): the pool as `ServerDb::for_cores` raised the profile's.
+    let env: Vec<(String, String)> = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let launch = Launch {
+        port: server::free_port()?,
+        cores: spec.cores,
+        env,
+        db: database.cloned(),
+        cpus: Some(spec.server_cpus.clone()),
+        log: Some(log.to_path_buf()),
+        netns: spec.server_netns.clone(),
+    };
     let mut server = Server::start(imp, root, &launch)?;
     if let Some(addr) = &spec.server_addr {
         let ip: std::net::IpAddr = addr.parse().map_err(|_| anyhow::anyhow!("--server-addr '{addr}': expected an IP address, e.g. 10.0.0.1"))?;

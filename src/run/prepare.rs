@@ -10,11 +10,14 @@
 //! cache or a folder: `server::lanes`), the verifications [`AT_ONCE`] at a
 //! time: most of a verification is waiting on the server's timers (the
 //! delayed page, the long polls: 7 of its 10-13 s), every check bounds a
-//! time from below or generously from above, and the run gives its servers
-//! no database, whose statistics (`pg_stat_statements`) two verifications
-//! would share. Each prints its lines when it ends, whole.
+//! time from below or generously from above. An implementation the plan
+//! measures on the database is verified with one too (SPEC §8's checks, about
+//! 2 s), a cluster of its own from a pool: two verifications at once never
+//! share a cluster's statistics (`pg_stat_statements`). Each prints its lines
+//! when it ends, whole.
 
 use super::spec::Plan;
+use crate::db;
 use crate::host::{interrupt, parallel};
 use crate::impls::{Availability, Implementation};
 use crate::server::{self, BuildOutput, Built};
@@ -44,12 +47,13 @@ pub fn prepare_all(root: &Path, imps: &[&Implementation], plan: &Plan, log_dir: 
         }
     }
     let done = Mutex::new(Vec::new());
+    let databases = db::Pool::new(db::Options::for_repository(root));
     parallel::each(to_verify.len(), AT_ONCE, |k| {
         let i = to_verify[k];
         if interrupt::stopping() {
             return false;
         }
-        let (record, lines) = verify_one(root, imps[i], plan);
+        let (record, lines) = verify_one(root, imps[i], plan, &databases);
         if interrupt::stopping() {
             return false;
         }
@@ -90,13 +94,23 @@ fn build(imp: &Implementation, plan: &Plan, log_dir: &Path) -> Option<ImplRecord
 
 /// Verifies one built implementation: its record, and the lines to print
 /// (any failing check, then how it ended).
-fn verify_one(root: &Path, imp: &Implementation, plan: &Plan) -> (ImplRecord, String) {
+fn verify_one(root: &Path, imp: &Implementation, plan: &Plan, databases: &db::Pool) -> (ImplRecord, String) {
     let version = imp.version();
-    let cores = plan.points.iter().filter(|p| p.implementation == imp.name()).map(|p| p.cores).max().unwrap_or(1);
-    println!("{}: verifying at CONCUR_CORES={cores} …", imp.name());
+    let points = || plan.points.iter().filter(|p| p.implementation == imp.name());
+    let cores = points().map(|p| p.cores).max().unwrap_or(1);
+    let on_database = points().any(|p| !p.database_cpus.is_empty());
+    let with = if on_database { " with its database" } else { "" };
+    println!("{}: verifying at CONCUR_CORES={cores}{with} …", imp.name());
     let started = Instant::now();
+    // A database that cannot start fails the verification: its points could not be measured either.
+    let lease = on_database.then(|| databases.lease());
+    if let Some(Err(e)) = &lease {
+        let reason = format!("its database did not start for `concur verify`: {e}");
+        return (record(imp, ImplStatus::Failed, Some(reason.clone()), version), format!("{}: not measured: {reason}\n", imp.name()));
+    }
+    let cluster = lease.as_ref().and_then(|l| l.as_ref().ok()).map(|l| &**l);
     // The fault routes are not checked: no scenario of a run asks for them yet.
-    let report = verify::verify_impl(imp, root, cores, None, verify::FaultPass::Absent, None, |_| {});
+    let report = verify::verify_impl(imp, root, cores, cluster, verify::FaultPass::Absent, None, |_| {});
     let mut lines: String = report.outcomes.iter().filter(|o| matches!(o.status, Status::Fail | Status::Known)).map(verify::outcome_text).collect();
     let secs = started.elapsed().as_secs();
     if report.passed() {

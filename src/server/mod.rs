@@ -18,6 +18,7 @@ pub use crate::host::groups::{install_interrupt_handler, stop_registered};
 pub use crate::host::net::free_port;
 pub use suite::test_command;
 
+use crate::db::ServerDb;
 use crate::host::groups;
 use crate::impls::{self, Availability, Implementation};
 use anyhow::{Context, Result, bail};
@@ -33,8 +34,11 @@ use std::time::{Duration, Instant};
 pub struct Launch {
     pub port: u16,
     pub cores: u32,
-    /// Extra environment (e.g. the verifier's shorter delays), applied last.
+    /// Extra environment (e.g. the verifier's shorter delays), applied after the manifest's.
     pub env: Vec<(String, String)>,
+    /// The database the server is given (SPEC §8.2), its settings applied last: every command
+    /// that starts a server hands it its CONCUR_DB_* this one way.
+    pub db: Option<ServerDb>,
     /// Pin the process tree to these CPUs (`sched_setaffinity`), if given.
     pub cpus: Option<Vec<usize>>,
     /// Where the server's stdout and stderr go; `None` inherits the terminal.
@@ -91,6 +95,9 @@ impl Server {
             cmd.env(k, fill(v));
         }
         for (k, v) in &launch.env {
+            cmd.env(k, v);
+        }
+        for (k, v) in launch.db.iter().flat_map(ServerDb::env) {
             cmd.env(k, v);
         }
         match &launch.log {
@@ -204,16 +211,14 @@ pub fn serve_command(root: Option<&Path>, name: &str, port: u16, cores: u32, fau
     build(imp, &BuildOutput::Inherit)?;
     // Kept until the server ends; a CONCUR_DB_URL of the caller's is passed on as it is.
     let mut database = crate::db::OnDemand::new(crate::db::Options::for_repository(&root));
-    let mut env = vec![];
+    let mut db = None;
     if std::env::var_os("CONCUR_DB_URL").is_none() {
         let cluster = database.get().map_err(anyhow::Error::msg)?;
-        env = crate::db::ServerDb::for_cores(cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS, cores).env();
+        db = Some(ServerDb::for_cores(cluster.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS, cores));
         eprintln!("concur: {} gets CONCUR_DB_URL={}", imp.name(), cluster.url());
     }
-    if faults {
-        env.push(faults_on());
-    }
-    let launch = Launch { port, cores, env, cpus: None, log: None, netns: None };
+    let env = if faults { vec![faults_on()] } else { vec![] };
+    let launch = Launch { port, cores, env, db, cpus: None, log: None, netns: None };
     let mut server = Server::start(imp, &root, &launch)?;
     server.wait_ready(Duration::from_secs(60))?;
     // One write: the server shares this standard error, and eprintln! writes a line in pieces that

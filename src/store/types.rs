@@ -53,26 +53,8 @@ pub struct RunInfo {
     pub notes: Vec<String>,
 }
 
-/// The machine and software a run measured on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Environment {
-    pub concur_version: String,
-    pub git_commit: String,
-    /// Uncommitted changes in the repository when the run started.
-    pub git_dirty: bool,
-    pub cpu_model: String,
-    /// CPUs this process may run on.
-    pub logical_cpus: u32,
-    pub kernel: String,
-    pub os: String,
-    pub memory_bytes: u64,
-    /// Implementation name → first line of its manifest's `version` command.
-    pub toolchains: BTreeMap<String, String>,
-    /// The CPUs' physical cores and NUMA nodes, and which went to the server and the generator
-    /// at each core count (`concur run`'s; none for older runs and for `concur micro`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub topology: Option<crate::host::topology::Record>,
-}
+/// The machine and software a run measured on (`host::env` captures it).
+pub use crate::host::env::Environment;
 
 /// How an implementation fared before any point was measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -109,6 +109,20 @@ impl Report {
 /// A manifest's `[known_failures]`: check id → the runtime's limit that fails it.
 pub type KnownFailures = BTreeMap<String, String>;
 
+/// That every `[known_failures]` key of `chosen`'s manifests names a check: a misspelled one
+/// would excuse nothing and say nothing.
+pub fn check_known_failures(root: &Path, chosen: &[Implementation]) -> Result<()> {
+    let ids = checks::ids();
+    for imp in chosen {
+        if let Some(id) = imp.manifest.known_failures.keys().find(|id| !ids.contains(&id.as_str())) {
+            let path = imp.dir.join("concur.toml");
+            let shown = path.strip_prefix(root).unwrap_or(&path).display();
+            bail!("{shown}: 'known_failures.{id}' is not a check of `concur verify`; the checks are {}", ids.join(", "));
+        }
+    }
+    Ok(())
+}
+
 /// Runs the checks (all, or those whose id contains one of the comma-separated parts of `only`) against a server at `addr`;
 /// a failure of a check in `known` becomes [`Status::Known`] with the declared reason.
 /// `alive` is asked between checks; once it says no, the rest fail with that reason.
@@ -222,13 +236,10 @@ pub fn verify_impl(imp: &Implementation, root: &Path, cores: u32, database: Opti
 fn start_for_checks(imp: &Implementation, root: &Path, cores: u32, database: Option<&ServerDb>, faults: bool, log: &Path) -> Result<Server> {
     let port = server::free_port()?;
     let mut env = vec![("CONCUR_PAGE_DELAY_MS".to_string(), PAGE_DELAY_MS.to_string()), ("CONCUR_LONGPOLL_MS".to_string(), LONGPOLL_MS.to_string())];
-    if let Some(db) = database {
-        env.extend(db.env());
-    }
     if faults {
         env.push(server::faults_on());
     }
-    let launch = Launch { port, cores, env, cpus: None, log: Some(log.to_path_buf()), netns: None };
+    let launch = Launch { port, cores, env, db: database.cloned(), cpus: None, log: Some(log.to_path_buf()), netns: None };
     let mut server = Server::start(imp, root, &launch)?;
     server.wait_ready(Duration::from_secs(90))?;
     Ok(server)
@@ -261,6 +272,7 @@ pub fn verify_command(root: Option<&Path>, names: &[String], cores: &[u32], only
     server::install_interrupt_handler();
     let all = impls::discover(&root)?;
     let chosen = impls::select(&all, "http", names)?;
+    check_known_failures(&root, &chosen)?;
     let mut reports: Vec<Vec<Report>> = chosen.iter().map(|_| vec![]).collect();
     let mut to_verify = Vec::new();
     for (i, imp) in chosen.iter().enumerate() {
@@ -318,8 +330,31 @@ fn verify_at_each(imp: &Implementation, root: &Path, cores: &[u32], only: Option
         out(&format!("  done in {:.1} s\n", started.elapsed().as_secs_f64()));
         reports.push(report);
     }
+    // SPEC §8.2 at its edge: as many processes as connections. A core count above the pool is
+    // what every big machine gives (concur raises the pool to it); a server that refuses to start
+    // there, or gives each process more than its share, shows it here, with no such machine.
+    if let Some(Ok(cluster)) = &cluster
+        && chosen_by(only, EDGE_CHECK)
+        && cores.iter().all(|&c| c < POOL_EDGE_CORES)
+    {
+        out(&format!("== {} (CONCUR_CORES={POOL_EDGE_CORES}: more processes than the pool of {DB_POOL}, raised to them)\n", imp.name()));
+        let started = Instant::now();
+        let report = verify_impl(imp, root, POOL_EDGE_CORES, Some(cluster), FaultPass::Absent, Some(EDGE_CHECK), |o: &Outcome| out(&outcome_text(o)));
+        if let Some(e) = &report.error {
+            out(&format!("  FAIL  {e}\n"));
+        }
+        out(&format!("  done in {:.1} s\n", started.elapsed().as_secs_f64()));
+        reports.push(report);
+    }
     reports
 }
+
+/// The core count of the pool's edge: one more than the verifier's pool, which concur raises to
+/// it, so that each process has one connection.
+pub const POOL_EDGE_CORES: u32 = DB_POOL + 1;
+
+/// The one check of the start at [`POOL_EDGE_CORES`]: the pool's bound under concurrent requests.
+const EDGE_CHECK: &str = "db-pool";
 
 /// How the verification at the `k`th of `count` core counts checks the fault routes: their
 /// absence at every core count but the last, whose one server has them on (one server start per
@@ -339,7 +374,11 @@ pub fn verify_url_command(root: Option<&Path>, name: Option<&str>, url: &str, co
     let root = impls::find_root(root)?;
     let addr = parse_url(url)?;
     let manifest = match name {
-        Some(name) => Some(impls::select(&impls::discover(&root)?, "http", &[name.to_string()])?.remove(0).manifest),
+        Some(name) => {
+            let chosen = impls::select(&impls::discover(&root)?, "http", &[name.to_string()])?;
+            check_known_failures(&root, &chosen)?;
+            Some(chosen.into_iter().next().expect("select names one").manifest)
+        }
         None => None,
     };
     let db = match db {

@@ -11,10 +11,16 @@
 //   rowwise /updates writes each row with an UPDATE of its own, in a
 //           transaction (a JDBC batch's or executemany's way), not with the
 //           one statement of spec/POLICIES.md §6.2
+//   busy    /updates skips its write while another /updates is being
+//           answered: honest one request at a time, not under load
+//   floor2  its pool gives each of CONCUR_CORES workers at least two
+//           connections: within CONCUR_DB_POOL while the pool is larger
+//           than twice the workers, above it once they are as many
 // /db is honest in every mode but queued, and /updates in every mode but
-// queued and rowwise (reads as /queries, then one UPDATE … FROM unnest); the
-// other database routes are not served (the verifier's statement count asks
-// /db, /queries, then /updates, then /fortunes).
+// queued, rowwise and busy (reads as /queries, then one UPDATE … FROM unnest);
+// /slowdb waits CONCUR_DB_SLOW_MS in the query; /fortunes is not served (the
+// verifier's statement count asks /db, /queries, then /updates, then /fortunes).
+// The pool holds CONCUR_DB_POOL connections when given (floor2: as above).
 package main
 
 import (
@@ -26,6 +32,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,7 +45,19 @@ type world struct {
 
 func main() {
 	mode := os.Args[1]
-	pool, err := pgxpool.New(context.Background(), os.Getenv("CONCUR_DB_URL"))
+	config, err := pgxpool.ParseConfig(os.Getenv("CONCUR_DB_URL"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Unset (the tests that start it by hand): pgxpool's own default.
+	if size, err := strconv.Atoi(os.Getenv("CONCUR_DB_POOL")); err == nil && size > 0 {
+		if workers, err := strconv.Atoi(os.Getenv("CONCUR_CORES")); mode == "floor2" && err == nil && workers > 0 {
+			size = workers * max(size/workers, 2)
+		}
+		config.MaxConns = int32(size)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), config)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -63,6 +82,12 @@ func main() {
 		return
 	}
 	mux.HandleFunc("GET /db", func(w http.ResponseWriter, r *http.Request) { answer(w, one(r, pool)) })
+	slow, _ := strconv.Atoi(os.Getenv("CONCUR_DB_SLOW_MS"))
+	mux.HandleFunc("GET /slowdb", func(w http.ResponseWriter, r *http.Request) {
+		var row world
+		pool.QueryRow(r.Context(), "SELECT id, randomnumber FROM world, pg_sleep($2) WHERE id = $1", rand.Int32N(10000)+1, float64(slow)/1000).Scan(&row.ID, &row.RandomNumber)
+		answer(w, row)
+	})
 	mux.HandleFunc("GET /queries", func(w http.ResponseWriter, r *http.Request) {
 		n := queries(r)
 		rows := make([]world, 0, n)
@@ -120,6 +145,8 @@ func queued(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool, workers 
 // updates reads `queries` rows one by one and writes each a new number: with one
 // statement for all, ids ascending, or (rowwise) an UPDATE per row in a transaction.
 func updates(r *http.Request, pool *pgxpool.Pool, mode string) []world {
+	inFlight.Add(1)
+	defer inFlight.Add(-1)
 	n := queries(r)
 	rows := make([]world, 0, n)
 	for range n {
@@ -137,6 +164,9 @@ func updates(r *http.Request, pool *pgxpool.Pool, mode string) []world {
 		tx.Commit(r.Context())
 		return rows
 	}
+	if mode == "busy" && inFlight.Load() > 1 {
+		return rows
+	}
 	ids, numbers := make([]int32, len(sorted)), make([]int32, len(sorted))
 	for i, row := range sorted {
 		ids[i], numbers[i] = row.ID, row.RandomNumber
@@ -144,6 +174,9 @@ func updates(r *http.Request, pool *pgxpool.Pool, mode string) []world {
 	pool.Exec(r.Context(), "UPDATE world SET randomnumber = u.r FROM unnest($1::int[], $2::int[]) AS u(id, r) WHERE world.id = u.id", ids, numbers)
 	return rows
 }
+
+// inFlight counts the /updates being answered (busy mode's cheat).
+var inFlight atomic.Int32
 
 // queries is the request's `queries`, clamped to 1..500 (not a number: 1).
 func queries(r *http.Request) int {

@@ -353,6 +353,7 @@ fn twenty_manifest(name: &str, language: &str, framework: &str, model: &str) -> 
     let known = match name {
         "bun" => "[known_failures]\npipelining = \"Bun closes the connection on a pipelined request (oven-sh/bun#1)\"\n",
         "deno" => "[known_failures]\nexpect-continue = \"Deno sends no 100 Continue (denoland/deno#2)\"\n",
+        "python-fastapi" => "[departures]\ndb-pool-division = \"uvicorn gives its workers no index: each takes floor(POOL/P)\"\n",
         _ => "",
     };
     let text = format!(

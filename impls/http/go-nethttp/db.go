@@ -4,11 +4,15 @@ package main
 // driver, and its pool, pgxpool. A request takes one connection from the
 // pool for all its statements; when every connection is busy, Acquire parks
 // the request's goroutine until one is released (or the client hangs up).
+// The connection goes back to the pool as soon as the last statement's
+// result is read: each handler collects its rows in the withConn callback
+// and writes its answer after withConn returns.
 // pgx prepares each statement on a connection the first time it runs there
 // and reuses it after (its default statement cache).
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -66,12 +70,14 @@ func (d *database) close() {
 	}
 }
 
-// acquire takes a connection for the request, waiting for a free one.
-func (d *database) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+// withConn runs f on one connection from the pool, taken for all of f's
+// statements and released when f returns, so before the caller renders its
+// answer. The error is the pool's or f's.
+func (d *database) withConn(ctx context.Context, f func(conn *pgxpool.Conn) error) error {
 	if d.pool == nil {
-		return nil, fmt.Errorf("%s", d.absent)
+		return errors.New(d.absent)
 	}
-	return d.pool.Acquire(ctx)
+	return d.pool.AcquireFunc(ctx, f)
 }
 
 // unavailable answers 503 with the reason on one line (SPEC §8.4).
@@ -97,31 +103,19 @@ func queryCount(r *http.Request) int {
 	return n
 }
 
-// withConn runs f on one pooled connection, held for the request; an error
-// of either, the pool's or a query's, answers 503.
-func (s *server) withConn(w http.ResponseWriter, r *http.Request, f func(conn *pgxpool.Conn) error) {
-	conn, err := s.db.acquire(r.Context())
+// answerRow answers the row that query reads for a random id, its first
+// parameter; args are the others. An error, the pool's or the query's,
+// answers 503.
+func (s *server) answerRow(w http.ResponseWriter, r *http.Request, query string, args ...any) {
+	var row world
+	err := s.db.withConn(r.Context(), func(conn *pgxpool.Conn) error {
+		return conn.QueryRow(r.Context(), query, append([]any{randomID()}, args...)...).Scan(&row.ID, &row.RandomNumber)
+	})
 	if err != nil {
 		unavailable(w, err)
 		return
 	}
-	defer conn.Release()
-	if err := f(conn); err != nil {
-		unavailable(w, err)
-	}
-}
-
-// answerRow answers the row that query reads for a random id, its first
-// parameter; args are the others.
-func (s *server) answerRow(w http.ResponseWriter, r *http.Request, query string, args ...any) {
-	s.withConn(w, r, func(conn *pgxpool.Conn) error {
-		var row world
-		err := conn.QueryRow(r.Context(), query, append([]any{randomID()}, args...)...).Scan(&row.ID, &row.RandomNumber)
-		if err == nil {
-			writeJSON(w, row)
-		}
-		return err
-	})
+	writeJSON(w, row)
 }
 
 func (s *server) singleQuery(w http.ResponseWriter, r *http.Request) {
@@ -129,13 +123,16 @@ func (s *server) singleQuery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) queries(w http.ResponseWriter, r *http.Request) {
-	s.withConn(w, r, func(conn *pgxpool.Conn) error {
-		rows, err := readRows(r.Context(), conn, queryCount(r))
-		if err == nil {
-			writeJSON(w, rows)
-		}
+	var rows []world
+	err := s.db.withConn(r.Context(), func(conn *pgxpool.Conn) (err error) {
+		rows, err = readRows(r.Context(), conn, queryCount(r))
 		return err
 	})
+	if err != nil {
+		unavailable(w, err)
+		return
+	}
+	writeJSON(w, rows)
 }
 
 // readRows reads n random rows, one statement each.

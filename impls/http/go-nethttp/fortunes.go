@@ -34,15 +34,20 @@ var fortunesPage = template.Must(template.New("fortunes").Parse(`<!DOCTYPE html>
 `))
 
 func (s *server) fortunes(w http.ResponseWriter, r *http.Request) {
-	s.withConn(w, r, func(conn *pgxpool.Conn) error {
+	var list []fortune
+	err := s.db.withConn(r.Context(), func(conn *pgxpool.Conn) (err error) {
 		// An error of Query comes back from CollectRows, as pgx documents.
 		rows, _ := conn.Query(r.Context(), "SELECT id, message FROM fortune")
-		list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[fortune])
-		if err == nil {
-			writeFortunes(w, list)
-		}
+		list, err = pgx.CollectRows(rows, pgx.RowToStructByPos[fortune])
 		return err
 	})
+	if err != nil {
+		unavailable(w, err)
+		return
+	}
+	// The connection is back in the pool: the sort and the template run
+	// without it.
+	writeFortunes(w, list)
 }
 
 // writeFortunes answers the page of the stored fortunes and the one added now.

@@ -12,8 +12,9 @@ import (
 )
 
 func (s *server) updates(w http.ResponseWriter, r *http.Request) {
-	s.withConn(w, r, func(conn *pgxpool.Conn) error {
-		rows, err := readRows(r.Context(), conn, queryCount(r))
+	var rows []world
+	err := s.db.withConn(r.Context(), func(conn *pgxpool.Conn) (err error) {
+		rows, err = readRows(r.Context(), conn, queryCount(r))
 		if err != nil {
 			return err
 		}
@@ -27,12 +28,14 @@ func (s *server) updates(w http.ResponseWriter, r *http.Request) {
 		for i, row := range sorted {
 			ids[i], numbers[i] = row.ID, row.RandomNumber
 		}
-		if _, err := conn.Exec(r.Context(), updateRows, ids, numbers); err != nil {
-			return err
-		}
-		writeJSON(w, rows)
-		return nil
+		_, err = conn.Exec(r.Context(), updateRows, ids, numbers)
+		return err
 	})
+	if err != nil {
+		unavailable(w, err)
+		return
+	}
+	writeJSON(w, rows)
 }
 
 func (s *server) slowQuery(w http.ResponseWriter, r *http.Request) {

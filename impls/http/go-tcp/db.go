@@ -5,12 +5,16 @@ package main
 // called from the connection's goroutine like every other handler here. A
 // request takes one connection from the pool for all its statements; when
 // every connection is busy, Acquire parks the request's goroutine until one
-// is released. pgx prepares each statement on a connection the first time it
-// runs there and reuses it after (its default statement cache).
+// is released. The connection goes back to the pool as soon as the last
+// statement's result is read: each handler collects its rows in the withConn
+// callback and builds its answer after withConn returns. pgx prepares each
+// statement on a connection the first time it runs there and reuses it after
+// (its default statement cache).
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -68,30 +72,23 @@ func (d *database) close() {
 	}
 }
 
-// withConn runs f on one pooled connection, held for the request; an error
-// of either, the pool's or a query's, answers 503 (SPEC §8.4). The server
-// does not notice a client that hangs up (README), so the wait and the
-// queries run to their end without a deadline of the request's.
-func (s *server) withConn(f func(ctx context.Context, conn *pgxpool.Conn) (response, error)) response {
+// withConn runs f on one connection from the pool, taken for all of f's
+// statements and released when f returns, so before the caller renders its
+// answer; the error is the pool's or f's. The server does not notice a
+// client that hangs up (README), so the wait and the queries run to their
+// end without a deadline of the request's.
+func (s *server) withConn(f func(ctx context.Context, conn *pgxpool.Conn) error) error {
 	if s.db.pool == nil {
-		return unavailable(s.db.absent)
+		return errors.New(s.db.absent)
 	}
 	ctx := context.Background()
-	conn, err := s.db.pool.Acquire(ctx)
-	if err != nil {
-		return unavailable(err.Error())
-	}
-	defer conn.Release()
-	resp, err := f(ctx, conn)
-	if err != nil {
-		return unavailable(err.Error())
-	}
-	return resp
+	return s.db.pool.AcquireFunc(ctx, func(conn *pgxpool.Conn) error { return f(ctx, conn) })
 }
 
-// unavailable is the 503 with the reason on one line.
-func unavailable(reason string) response {
-	return errorResponse(503, "database unavailable: "+strings.Join(strings.Fields(reason), " "))
+// unavailable is the 503 with the reason on one line (SPEC §8.4), for an
+// error of the pool or of a query.
+func unavailable(err error) response {
+	return errorResponse(503, "database unavailable: "+strings.Join(strings.Fields(err.Error()), " "))
 }
 
 func randomID() int32 {
@@ -113,21 +110,25 @@ func queryCount(req *request) int {
 }
 
 // jsonResponse is v as a 200 application/json answer.
-func jsonResponse(v any) (response, error) {
+func jsonResponse(v any) response {
 	body, err := json.Marshal(v)
-	return response{status: 200, contentType: "application/json", body: body}, err
+	if err != nil {
+		return errorResponse(500, "could not encode JSON: "+err.Error())
+	}
+	return response{status: 200, contentType: "application/json", body: body}
 }
 
 // answerRow answers the row that query reads for a random id, its first
 // parameter; args are the others.
 func (s *server) answerRow(query string, args ...any) response {
-	return s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (response, error) {
-		var row world
-		if err := conn.QueryRow(ctx, query, append([]any{randomID()}, args...)...).Scan(&row.ID, &row.RandomNumber); err != nil {
-			return response{}, err
-		}
-		return jsonResponse(row)
+	var row world
+	err := s.withConn(func(ctx context.Context, conn *pgxpool.Conn) error {
+		return conn.QueryRow(ctx, query, append([]any{randomID()}, args...)...).Scan(&row.ID, &row.RandomNumber)
 	})
+	if err != nil {
+		return unavailable(err)
+	}
+	return jsonResponse(row)
 }
 
 func (s *server) singleQuery(req *request, _ string) response {
@@ -139,13 +140,15 @@ func (s *server) slowQuery(req *request, _ string) response {
 }
 
 func (s *server) queries(req *request, _ string) response {
-	return s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (response, error) {
-		rows, err := readRows(ctx, conn, queryCount(req))
-		if err != nil {
-			return response{}, err
-		}
-		return jsonResponse(rows)
+	var rows []world
+	err := s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (err error) {
+		rows, err = readRows(ctx, conn, queryCount(req))
+		return err
 	})
+	if err != nil {
+		return unavailable(err)
+	}
+	return jsonResponse(rows)
 }
 
 // readRows reads n random rows, one statement each.

@@ -34,15 +34,19 @@ var fortunesPage = template.Must(template.New("fortunes").Parse(`<!DOCTYPE html>
 `))
 
 func (s *server) fortunes(req *request, _ string) response {
-	return s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (response, error) {
+	var list []fortune
+	err := s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (err error) {
 		// An error of Query comes back from CollectRows, as pgx documents.
 		rows, _ := conn.Query(ctx, "SELECT id, message FROM fortune")
-		list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[fortune])
-		if err != nil {
-			return response{}, err
-		}
-		return renderFortunes(list), nil
+		list, err = pgx.CollectRows(rows, pgx.RowToStructByPos[fortune])
+		return err
 	})
+	if err != nil {
+		return unavailable(err)
+	}
+	// The connection is back in the pool: the sort and the template run
+	// without it.
+	return renderFortunes(list)
 }
 
 // renderFortunes is the page of the stored fortunes and the one added now.

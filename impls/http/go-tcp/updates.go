@@ -11,10 +11,11 @@ import (
 )
 
 func (s *server) updates(req *request, _ string) response {
-	return s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (response, error) {
-		rows, err := readRows(ctx, conn, queryCount(req))
+	var rows []world
+	err := s.withConn(func(ctx context.Context, conn *pgxpool.Conn) (err error) {
+		rows, err = readRows(ctx, conn, queryCount(req))
 		if err != nil {
-			return response{}, err
+			return err
 		}
 		for i := range rows {
 			rows[i].RandomNumber = randomID()
@@ -26,9 +27,11 @@ func (s *server) updates(req *request, _ string) response {
 		for i, row := range sorted {
 			ids[i], numbers[i] = row.ID, row.RandomNumber
 		}
-		if _, err := conn.Exec(ctx, updateRows, ids, numbers); err != nil {
-			return response{}, err
-		}
-		return jsonResponse(rows)
+		_, err = conn.Exec(ctx, updateRows, ids, numbers)
+		return err
 	})
+	if err != nil {
+		return unavailable(err)
+	}
+	return jsonResponse(rows)
 }

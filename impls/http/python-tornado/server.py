@@ -73,7 +73,8 @@ def run_processes(sockets: list, settings: config.Settings) -> int:
     _owner, authkey = store.start_owner(address, lifeline, keepalive)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        tornado.process.fork_processes(settings.cores)  # returns only in a worker
+        # Returns only in a worker, with its task id (0..N-1; a worker restarted in place of a dead one gets the same).
+        task_id = tornado.process.fork_processes(settings.cores)
     except SystemExit:
         if os.getpid() != launcher:
             return 0  # SIGTERM reached a new worker before it could install its own handler
@@ -87,7 +88,7 @@ def run_processes(sockets: list, settings: config.Settings) -> int:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the worker's IOLoop installs its own
     os.close(keepalive)
     store.close_owner_socket()
-    run(serve(sockets, settings, store.SharedStore(address, authkey), lifeline))
+    run(serve(sockets, settings, store.SharedStore(address, authkey), lifeline, task_id))
     return 0
 
 

@@ -105,7 +105,7 @@ fn one(cx: &Context, spec: &SearchSpec, points: &[PointRecord], hosted: Option<(
     let log = cx.log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let template = point_spec(spec, 0);
     let attached = cx.database.borrow_mut().attach(&template);
-    let started = attached.and_then(|db| point::start(cx.root, imp, &template, &log, db.as_ref().map_or(&[][..], |d| &d.env[..])));
+    let started = attached.and_then(|db| point::start(cx.root, imp, &template, &log, db.as_ref().map(|d| &d.given)));
     let mut server = match started.and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
         Ok(server) => server,
         Err(e) => {

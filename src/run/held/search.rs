@@ -101,7 +101,7 @@ fn one(cx: &Context, spec: &HeldSpec, nofile: u64, hosted: Option<(&mut Server, 
     }
     let log = cx.log_dir.join(format!("{}.log", spec.key.replace('/', "_")));
     let template = step::point_spec(spec, spec.start);
-    let mut server = match point::start(cx.root, imp, &template, &log, &[]).and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
+    let mut server = match point::start(cx.root, imp, &template, &log, None).and_then(|mut s| s.wait_ready(point::READY_TIMEOUT).map(|()| s)) {
         Ok(server) => server,
         Err(e) => {
             if crate::host::interrupt::stopping() {

@@ -18,9 +18,17 @@
 // After one pg_terminate_backend of four busy connections, three were lost that
 // way and the pool served one request at a time. So the pool here is
 // postgres.js' own advice for a connection of one's own (porsager/postgres#163):
-// `postgres(url, { max: 1 })`, one client per connection, and a request takes a
-// client no other request holds. A request that finds every client taken waits
-// its turn in `#waiting`; no thread is held.
+// `postgres(url, { max: 1 })`, one client per connection (a slot), and a
+// request takes a slot no other request holds. A request that finds every slot
+// taken waits its turn in `#waiting`, for as long as it takes; no thread is held.
+//
+// The same bug reaches a `max: 1` client: a connection that lost its socket
+// under a query keeps that query as its current one, so the next login's
+// answer is taken for the old query's. When the database refuses that login,
+// the connection logs in again and again, for as long as the refusal lasts,
+// with the next request's query waiting in it. So a client whose call failed
+// with the connection (not with an error of the statement) is ended and its
+// slot gets a new client before the next request takes it.
 
 import postgres from 'postgres';
 import type { Config } from './config.ts';
@@ -35,85 +43,82 @@ const CONNECT_TIMEOUT_S = 3;
 // stay within them.
 const MAX_BACKOFF_S = 0.5;
 const backoff = (retries: number) => Math.min((0.5 + Math.random() / 2) * 3 ** retries / 100, MAX_BACKOFF_S);
-// And a deadline of its own: postgres.js 3.4.9 keeps a query that failed with
-// a reset socket as its connection's current one (porsager/postgres#1130), so
-// when the database then refuses the login, the refusal is taken for that old
-// query's error and the connection retries for as long as the refusal lasts,
-// the new query waiting in it. A slow query (CONCUR_DB_SLOW_MS) has that long more.
-const DEADLINE_MS = 3500;
 
 /** Worker `index`'s connections of `total` shared by `workers`: equal shares, the remainder to the first ones. */
 export function poolShare(total: number, workers: number, index: number): number {
   return Math.max(1, Math.floor(total / workers) + (index < total % workers ? 1 : 0));
 }
 
+/**
+ * Whether `err` came from the connection rather than from the statement: a
+ * socket's error (`ECONNREFUSED`, `ECONNRESET`), postgres.js' own
+ * (`CONNECTION_CLOSED`, `CONNECT_TIMEOUT`, …), or PostgreSQL's `FATAL` (a
+ * refused login, a connection ended by `pg_terminate_backend`). A statement's
+ * error is PostgreSQL's `ERROR`, after which the connection serves on.
+ */
+export function lostConnection(err: unknown): boolean {
+  return !(err instanceof postgres.PostgresError && err.severity === 'ERROR');
+}
+
 export type Sql = postgres.Sql;
 
 export class Database {
-  /** The clients no request holds, each with its one connection (open or not). */
-  readonly #idle: Sql[] = [];
-  /** The requests waiting for a client, oldest first. */
-  readonly #waiting: ((sql: Sql) => void)[] = [];
+  /** Each slot's client, with its one connection (open or not). */
   readonly #clients: Sql[];
-  readonly #deadlineMs: number;
+  /** The slots no request holds. */
+  readonly #idle: number[] = [];
+  /** The requests waiting for a slot, oldest first. */
+  readonly #waiting: ((slot: number) => void)[] = [];
+  /** Clients replaced and still ending. */
+  readonly #ending = new Set<Promise<void>>();
+  readonly #url: string;
 
   constructor(config: Config, index = 0) {
+    this.#url = config.dbUrl;
     const size = config.dbUrl ? poolShare(config.dbPool, config.cores, index) : 0;
-    this.#clients = Array.from({ length: size }, () =>
-      postgres(config.dbUrl, {
-        max: 1,
-        connect_timeout: CONNECT_TIMEOUT_S,
-        backoff,
-        onnotice: () => {},
-      }));
-    this.#idle.push(...this.#clients);
-    this.#deadlineMs = DEADLINE_MS + config.dbSlowMs;
+    this.#clients = Array.from({ length: size }, () => this.#client());
+    this.#idle.push(...this.#clients.keys());
+  }
+
+  #client(): Sql {
+    return postgres(this.#url, { max: 1, connect_timeout: CONNECT_TIMEOUT_S, backoff, onnotice: () => {} });
   }
 
   /**
-   * Runs `work` on a client (one connection) no other request holds, given
-   * back when `work` is done; `work` awaits each statement before it sends the
-   * next. Only the driver's calls run there, so whatever it throws (a refused
-   * or closed socket, a refused login, a connect timeout, a server error) means
-   * the database is out of reach: 503 with the reason (SPEC §8.4). So does a
-   * `work` still unsettled after its deadline, the wait for a client included;
-   * it is told by `expired()`, so that it starts no write the client was told
-   * failed.
+   * Runs `work` on a slot's client (one connection) no other request holds,
+   * given back when `work` is done; `work` awaits each statement before it
+   * sends the next. A request that finds every slot held waits for one, first
+   * come first served, however long that takes. Only the driver's calls run
+   * in `work`, so whatever it throws (a refused or closed socket, a refused
+   * login, a connect timeout, a server error) means the database is out of
+   * reach: 503 with the reason (SPEC §8.4). An error of the connection also
+   * replaces the slot's client by a new one (`lostConnection`), so no client
+   * carries a failed query into its next login (porsager/postgres#1130).
    */
-  async run<T>(work: (sql: Sql, expired: () => boolean) => Promise<T>): Promise<T> {
+  async run<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     if (this.#clients.length === 0) throw new HttpError(503, 'database unavailable: CONCUR_DB_URL is not set');
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let expired = false;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        expired = true;
-        reject(new HttpError(503, `database unavailable: no answer within ${this.#deadlineMs} ms`));
-      }, this.#deadlineMs);
-    });
+    const slot = this.#idle.pop() ?? await new Promise<number>((take) => this.#waiting.push(take));
     try {
-      return await Promise.race([this.#held(work, () => expired), deadline]);
+      return await work(this.#clients[slot]);
     } catch (err) {
-      if (err instanceof HttpError) throw err;
+      if (lostConnection(err)) this.#replace(slot);
       const code = (err as { code?: string }).code;
       throw new HttpError(503, `database unavailable: ${(err as Error).message}${code ? ` (${code})` : ''}`);
     } finally {
-      clearTimeout(timer);
+      const next = this.#waiting.shift();
+      next ? next(slot) : this.#idle.push(slot);
     }
   }
 
-  async #held<T>(work: (sql: Sql, expired: () => boolean) => Promise<T>, expired: () => boolean): Promise<T> {
-    const sql = this.#idle.pop() ?? await new Promise<Sql>((take) => this.#waiting.push(take));
-    try {
-      // A request answered 503 before a client was free runs nothing.
-      if (expired()) throw new HttpError(503, 'database unavailable: no connection before the deadline');
-      return await work(sql, expired);
-    } finally {
-      const next = this.#waiting.shift();
-      next ? next(sql) : this.#idle.push(sql);
-    }
+  /** Ends `slot`'s client at once (its connection is gone already) and puts a new one in its place. */
+  #replace(slot: number): void {
+    const old = this.#clients[slot];
+    this.#clients[slot] = this.#client();
+    const ending = old.end({ timeout: 0 }).catch(() => {}).finally(() => this.#ending.delete(ending));
+    this.#ending.add(ending);
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.#clients.map((sql) => sql.end({ timeout: 1 })));
+    await Promise.all([...this.#clients.map((sql) => sql.end({ timeout: 1 })), ...this.#ending]);
   }
 }

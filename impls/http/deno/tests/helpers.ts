@@ -231,6 +231,17 @@ export function databaseUrl(): Promise<string> {
   return database;
 }
 
+/**
+ * The superuser login of the cluster `url` (a `databaseUrl`) is on, to its
+ * `postgres` database: concur's own (src/db/seed.rs), as `concur verify` uses
+ * it to turn the server's logins away (`ALTER DATABASE … ALLOW_CONNECTIONS`,
+ * which PostgreSQL takes only from another database).
+ */
+export function superuserUrl(url: string): string {
+  const { host } = new URL(url);
+  return `postgres://concur:concur-admin@${host}/postgres`;
+}
+
 /** Stops the `concur db` that `databaseUrl` started, if any. */
 export async function stopDatabase(): Promise<void> {
   if (!concurDb) return;

@@ -1,7 +1,10 @@
 """The PostgreSQL pool of the database routes (SPEC §8): asyncpg's `Pool`, one per worker process.
 
 `CONCUR_DB_POOL` bounds the connections of all processes together, so each of
-Uvicorn's workers makes a pool of its share (`pool_share`). The pool opens no
+Uvicorn's workers makes a pool of its share (`pool_share`): the floor of an
+equal division, since Uvicorn gives a worker no index by which the first
+`CONCUR_DB_POOL % workers` could take one more (spec/POLICIES.md §6.3; the
+README says what that leaves unused). The pool opens no
 connection at start (`min_size=0`): the server starts and serves its other
 routes with the database down, and a connection is opened when a request
 first needs one, or again after the database ended it. A request that finds
@@ -36,7 +39,8 @@ CONNECT_TIMEOUT_S = 4.0
 
 
 def pool_share(total: int, processes: int) -> int:
-    """One process' connections: an equal share of `total`, rounded down so the sum stays within it."""
+    """One process' connections: an equal share of `total`, rounded down so the sum stays within it
+    (16 over 3: 5 each, 15 in all). Every worker gets the same: none knows which it is."""
     return max(1, total // processes)
 
 

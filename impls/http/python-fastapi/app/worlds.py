@@ -4,7 +4,9 @@ asyncpg prepares a statement on a connection the first time it runs there
 and reuses it from the connection's statement cache after, so `fetchrow` or
 `execute` with the SQL text and its arguments runs a prepared statement. A
 request runs all its statements on its one pooled connection, each awaited
-before the next is sent (spec/POLICIES.md §6, Rule R). The rows are
+before the next is sent (spec/POLICIES.md §6, Rule R), and gives it back
+to the pool before the response is encoded (`JSONResponse` encodes its
+content when it is made). The rows are
 answered with `JSONResponse` directly: the response needs no validation,
 and FastAPI's path through `jsonable_encoder` would walk 500 dicts for
 nothing.
@@ -56,13 +58,15 @@ async def read_rows(conn: asyncpg.Connection, n: int) -> list[dict[str, int]]:
 @router.get("/db")
 async def single_query(db: DatabaseDep) -> JSONResponse:
     async with db.connection() as conn:
-        return JSONResponse(as_row(await conn.fetchrow(SELECT_ROW, random_id())))
+        row = as_row(await conn.fetchrow(SELECT_ROW, random_id()))
+    return JSONResponse(row)
 
 
 @router.get("/queries")
 async def queries(db: DatabaseDep, queries: str = "") -> JSONResponse:
     async with db.connection() as conn:
-        return JSONResponse(await read_rows(conn, query_count(queries)))
+        rows = await read_rows(conn, query_count(queries))
+    return JSONResponse(rows)
 
 
 @router.get("/updates")
@@ -80,4 +84,5 @@ async def updates(db: DatabaseDep, queries: str = "") -> JSONResponse:
 @router.get("/slowdb")
 async def slow_query(db: DatabaseDep, settings: SettingsDep) -> JSONResponse:
     async with db.connection() as conn:
-        return JSONResponse(as_row(await conn.fetchrow(SELECT_SLOW, random_id(), settings.db_slow_ms / 1000)))
+        row = as_row(await conn.fetchrow(SELECT_SLOW, random_id(), settings.db_slow_ms / 1000))
+    return JSONResponse(row)

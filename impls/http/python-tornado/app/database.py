@@ -3,7 +3,8 @@
 asyncpg is an asyncio driver, and Tornado's IOLoop is an asyncio loop (here
 uvloop), so its futures are awaited in Tornado's handlers directly.
 `CONCUR_DB_POOL` bounds the connections of all processes together, so each
-forked process makes a pool of its share (`pool_share`). The pool opens no
+forked process makes a pool of its share (`pool_share`), by the task id
+`fork_processes` returned it: all of the pool in one process. The pool opens no
 connection at start (`min_size=0`): the server starts and serves its other
 routes with the database down, and a connection is opened when a request
 first needs one, or again after the database ended it. A request that finds
@@ -37,9 +38,12 @@ UNREACHABLE = (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.Int
 CONNECT_TIMEOUT_S = 4.0
 
 
-def pool_share(total: int, processes: int) -> int:
-    """One process' connections: an equal share of `total`, rounded down so the sum stays within it."""
-    return max(1, total // processes)
+def pool_share(total: int, processes: int, index: int) -> int:
+    """Process `index`'s connections (0 <= index < processes; spec/POLICIES.md §6.3): `total // processes`,
+    plus one for each of the first `total % processes`, so the processes hold all of `total` and never more
+    (16 over 3: 6, 5, 5). At least one: a pool below the process count (concur never gives one) would leave
+    a process none, and asyncpg's pool cannot be empty."""
+    return max(1, total // processes + (1 if index < total % processes else 0))
 
 
 class Database:
@@ -50,13 +54,14 @@ class Database:
         self.absent = absent
 
     @classmethod
-    async def open(cls, settings: Settings) -> Database:
+    async def open(cls, settings: Settings, index: int = 0) -> Database:
+        """The pool of process `index` (`fork_processes`' task id; 0 when one process serves)."""
         if not settings.db_url:
             return cls(None, "CONCUR_DB_URL is not set")
         pool = await asyncpg.create_pool(
             settings.db_url,
             min_size=0,
-            max_size=pool_share(settings.db_pool, settings.cores),
+            max_size=pool_share(settings.db_pool, settings.cores, index),
             timeout=CONNECT_TIMEOUT_S,
         )
         return cls(pool)

@@ -58,11 +58,13 @@ def make_app(config: Settings, store: Store, hasher: Hasher, database: Database)
     )
 
 
-async def serve(sockets: list[socket.socket], config: Settings, store: Store, lifeline: int | None = None) -> None:
+async def serve(sockets: list[socket.socket], config: Settings, store: Store, lifeline: int | None = None, task_id: int = 0) -> None:
     """Serves on the launcher's sockets until SIGTERM, or until `lifeline` (a pipe from
-    the launcher) reads end-of-file because the launcher closed it or died."""
+    the launcher) reads end-of-file because the launcher closed it or died. `task_id` is
+    this process's index among the workers (`fork_processes`' return), which sizes its
+    share of the database pool."""
     # Buffered bodies (GET routes) are bounded too; the POST routes stream theirs (app.base).
-    database = await Database.open(config)
+    database = await Database.open(config, task_id)
     server = HTTPServer(make_app(config, store, Hasher(config.bcrypt_cost), database), max_body_size=base.MAX_BODY)
     server.add_sockets(sockets)
     loop = asyncio.get_running_loop()

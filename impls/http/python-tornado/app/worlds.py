@@ -4,7 +4,8 @@ asyncpg prepares a statement on a connection the first time it runs there
 and reuses it from the connection's statement cache after, so `fetchrow` or
 `execute` with the SQL text and its arguments runs a prepared statement. A
 request runs all its statements on its one pooled connection, each awaited
-before the next is sent (spec/POLICIES.md §6, Rule R). Tornado's `write`
+before the next is sent (spec/POLICIES.md §6, Rule R), and gives it back
+to the pool before the JSON or the page is made. Tornado's `write`
 serializes a dict but refuses a list (an old JSON-hijacking guard), so
 arrays are encoded with `json_encode`, the same `json.dumps` it would call.
 """
@@ -68,13 +69,15 @@ class DatabaseHandler(BaseHandler):
 class SingleQueryHandler(DatabaseHandler):
     async def get(self) -> None:
         async with self.database.connection() as conn:
-            self.write(as_row(await conn.fetchrow(SELECT_ROW, random_id())))
+            row = as_row(await conn.fetchrow(SELECT_ROW, random_id()))
+        self.write(row)
 
 
 class QueriesHandler(DatabaseHandler):
     async def get(self) -> None:
         async with self.database.connection() as conn:
-            self.write_rows(await read_rows(conn, query_count(self.get_query_argument("queries", ""))))
+            rows = await read_rows(conn, query_count(self.get_query_argument("queries", "")))
+        self.write_rows(rows)
 
 
 class UpdatesHandler(DatabaseHandler):
@@ -92,7 +95,8 @@ class UpdatesHandler(DatabaseHandler):
 class SlowQueryHandler(DatabaseHandler):
     async def get(self) -> None:
         async with self.database.connection() as conn:
-            self.write(as_row(await conn.fetchrow(SELECT_SLOW, random_id(), self.config.db_slow_ms / 1000)))
+            row = as_row(await conn.fetchrow(SELECT_SLOW, random_id(), self.config.db_slow_ms / 1000))
+        self.write(row)
 
 
 class FortunesHandler(DatabaseHandler):

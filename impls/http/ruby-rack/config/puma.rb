@@ -31,11 +31,17 @@ threads 0, (threads_per_server.to_f / [workers_count, 1].max).ceil
 
 if workers_count > 1
   # Cluster mode: the master loads the app once (preload) and forks the
-  # workers; it keeps the one store and serves it to them over DRb.
+  # workers; it keeps the one store and serves it to them over DRb. Each
+  # worker sizes its database pool to its share of CONCUR_DB_POOL by its
+  # index (0...workers, kept by the worker Puma starts in place of a dead
+  # one): floor(POOL / workers), plus one for the first POOL % workers.
   workers workers_count
   preload_app!
   before_fork { Concur.store.share }
-  on_worker_boot { Concur.store.connect }
+  on_worker_boot do |index|
+    Concur.store.connect
+    Concur.database.resize(Concur.config.db_pool_share(index))
+  end
 else
   # One core: single mode, one process, the store in its own memory. (Puma
   # warns that cluster mode with one worker only adds a master process.)

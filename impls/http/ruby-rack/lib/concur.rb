@@ -4,7 +4,8 @@
 #
 # config.ru builds the middleware stack around Concur::App; config/puma.rb
 # runs it on Puma and, with more than one worker, shares Concur.store from
-# the master process over DRb.
+# the master process over DRb and gives each worker its share of the
+# database pool (Concur.database).
 require_relative "concur/config"
 require_relative "concur/store"
 require_relative "concur/hasher"
@@ -22,5 +23,17 @@ module Concur
   # master's Hash, which the workers reach over DRb (see Store#share).
   def self.store
     @store ||= Store.new
+  end
+
+  # The environment of this server, read once.
+  def self.config
+    @config ||= Config.from_env
+  end
+
+  # The database of this process: in single mode a pool of all of
+  # CONCUR_DB_POOL; in cluster mode made in the master, then resized by each
+  # worker to its share as it boots (Database#resize, config/puma.rb).
+  def self.database
+    @database ||= Database.new(config.db_url, config.db_pool_share(0))
   end
 end

@@ -10,7 +10,7 @@ require_relative "../lib/concur"
 class AppTest < Minitest::Test
   def setup
     config = Concur::Config.new(bcrypt_cost: 4, page_file: Concur::DEFAULT_PAGE,
-                                page_delay_every: 3, page_delay: 0.3, longpoll: 0.2)
+                                page_delay_every: 3, page_delay: 0.3, longpoll: 0.2, db_pool: 16, workers: 1)
     @app = Rack::MockRequest.new(Concur::App.new(config, Concur::Store.new))
   end
 
@@ -48,6 +48,21 @@ class AppTest < Minitest::Test
     error = assert_raises(ArgumentError) { Concur::Config.from_env("CONCUR_BCRYPT_COST" => "3") }
     assert_match(/CONCUR_BCRYPT_COST/, error.message)
     assert_equal 31, Concur::Config.from_env("CONCUR_BCRYPT_COST" => "31").bcrypt_cost
+  end
+
+  # spec/POLICIES.md §6.3: worker i of P gets floor(POOL / P), plus one if
+  # i < POOL % P, so that the workers hold all of CONCUR_DB_POOL together.
+  def test_the_database_pool_is_divided_among_the_workers
+    shares = ->(pool, workers) { Array.new(workers) { |i| Concur::Config.pool_share(pool, workers, i) } }
+    assert_equal [6, 5, 5], shares.(16, 3)
+    assert_equal [1, 1, 1, 1], shares.(4, 4)
+    assert_equal [8, 8], shares.(16, 2)
+    assert_equal [3, 2], shares.(5, 2)
+    assert_equal [16], shares.(16, 1)
+    (1..8).each { |p| (1..p).each { |n| assert_equal p, shares.(p, n).sum, "#{p} over #{n}" } }
+    config = Concur::Config.from_env("CONCUR_DB_POOL" => "16", "WEB_CONCURRENCY" => "3")
+    assert_equal [6, 5, 5], (0..2).map { |i| config.db_pool_share(i) }
+    assert_equal 16, Concur::Config.from_env("CONCUR_DB_POOL" => "16").db_pool_share(0) # single mode: all of it
   end
 
   private

@@ -39,11 +39,14 @@ module ConcurRails
     config.x.page_delay = ConcurEnv.integer("CONCUR_PAGE_DELAY_MS", 2000, 0..) / 1000.0
     config.x.longpoll_wait = ConcurEnv.integer("CONCUR_LONGPOLL_MS", 5000, 0..) / 1000.0
 
-    # The database routes (SPEC §8.2), read by config/database.yml. The pool
-    # is this process's share of CONCUR_DB_POOL: the bound holds for all of
-    # Puma's WEB_CONCURRENCY workers together, at least one each.
+    # The database routes (SPEC §8.2), read by config/database.yml.
+    # CONCUR_DB_POOL bounds the connections of all of Puma's WEB_CONCURRENCY
+    # workers together; db_pool_share(index) is worker index's part of it
+    # (ConcurEnv.pool_share), all of it in single mode (index 0 of 1).
     config.x.db_url = ENV["CONCUR_DB_URL"].presence
-    config.x.db_pool = [ConcurEnv.integer("CONCUR_DB_POOL", 16, 1..) / ConcurEnv.integer("WEB_CONCURRENCY", 1, 1..), 1].max
+    config.x.db_pool = ConcurEnv.integer("CONCUR_DB_POOL", 16, 1..)
+    config.x.db_workers = ConcurEnv.integer("WEB_CONCURRENCY", 1, 1..)
+    config.x.db_pool_share = ->(index) { ConcurEnv.pool_share(config.x.db_pool, config.x.db_workers, index) }
     config.x.db_slow = ConcurEnv.integer("CONCUR_DB_SLOW_MS", 20, 0..) / 1000.0
     config.x.faults = ENV["CONCUR_FAULTS"] == "1"
   end

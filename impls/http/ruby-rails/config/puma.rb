@@ -26,8 +26,17 @@ if worker_count > 1
     store_uri ||= SharedStore.serve(Rails.configuration.x.store)
     puts "* Store: #{store_uri}"
   end
-  on_worker_boot do
+  on_worker_boot do |index|
     Rails.configuration.x.store = SharedStore.connect(store_uri)
+    # The worker's Active Record pool: its share of CONCUR_DB_POOL by its
+    # index (0...workers, kept by a worker Puma starts in place of a dead
+    # one), floor(POOL / workers) plus one for the first POOL % workers, so
+    # the workers hold all of the pool together. config/database.yml's
+    # settings with this pool size, as Rails apps set per-worker connections.
+    ActiveSupport.on_load(:active_record) do
+      config = ActiveRecord::Base.connection_db_config.configuration_hash
+      ActiveRecord::Base.establish_connection(config.merge(pool: Rails.configuration.x.db_pool_share.call(index)))
+    end
   end
 else
   # Puma 5.6 itself reads WEB_CONCURRENCY=1 as a cluster of one worker (a

@@ -31,8 +31,13 @@ if worker_count > 1
     Concur::SharedStore.start
   end
 
-  on_worker_boot do
+  # Each worker's database pool is its share of CONCUR_DB_POOL by its index
+  # (0...workers, kept by a worker Puma starts in place of a dead one):
+  # floor(POOL / workers), plus one for the first POOL % workers. It
+  # replaces the master's, which never opened a connection.
+  on_worker_boot do |index|
     Concur::App.set :store, Concur::SharedStore.connect
+    Concur::App.set :database, Concur::Database.connect(concur, index)
   end
 else
   workers 0 # Puma itself would read WEB_CONCURRENCY=1 as a one-worker cluster

@@ -37,13 +37,23 @@ class ConfigTest < Minitest::Test
     assert_match(/PORT is not set/, error.message)
   end
 
-  # SPEC §8.2: CONCUR_DB_POOL bounds all the workers together.
+  # SPEC §8.2: CONCUR_DB_POOL bounds all the workers together;
+  # spec/POLICIES.md §6.3: worker i of P gets floor(POOL / P), plus one if
+  # i < POOL % P, so that they hold all of it.
   def test_the_database_pool_is_divided_among_the_workers
+    shares = ->(config) { Array.new(config.workers) { |i| config.db_pool_share(i) } }
+    config = Concur::Config.from_env({ "PORT" => "1", "CONCUR_DB_POOL" => "16", "WEB_CONCURRENCY" => "3" })
+    assert_equal [3, 16, [6, 5, 5]], [config.workers, config.db_pool, shares.(config)]
     config = Concur::Config.from_env({ "PORT" => "1", "CONCUR_DB_POOL" => "6", "WEB_CONCURRENCY" => "2" })
-    assert_equal [2, 3], [config.workers, config.db_pool]
-    config = Concur::Config.from_env({ "PORT" => "1", "CONCUR_DB_POOL" => "3", "CONCUR_CORES" => "4" })
-    assert_equal [4, 1], [config.workers, config.db_pool]
+    assert_equal [2, [3, 3]], [config.workers, shares.(config)]
+    config = Concur::Config.from_env({ "PORT" => "1", "CONCUR_DB_POOL" => "4", "CONCUR_CORES" => "4" })
+    assert_equal [4, [1, 1, 1, 1]], [config.workers, shares.(config)]
     config = Concur::Config.from_env({ "PORT" => "1" })
-    assert_equal [nil, 16, 0.02], [config.db_url, config.db_pool, config.db_slow]
+    assert_equal [nil, 16, [16], 0.02], [config.db_url, config.db_pool, shares.(config), config.db_slow]
+    (1..8).each do |pool|
+      (1..pool).each do |n|
+        assert_equal pool, Array.new(n) { |i| Concur::Config.pool_share(pool, n, i) }.sum, "#{pool} over #{n}"
+      end
+    end
   end
 end

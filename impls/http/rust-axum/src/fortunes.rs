@@ -27,6 +27,7 @@ pub async fn fortunes(State(state): State<AppState>) -> Result<Html<String>, App
     let conn = state.db.connection().await.map_err(unavailable)?;
     let statement = conn.prepare_cached("SELECT id, message FROM fortune").await.map_err(failed)?;
     let rows = conn.query(&statement, &[]).await.map_err(failed)?;
+    // Back to the pool before the sort and the template.
     drop(conn);
     let mut fortunes: Vec<Fortune> = rows.iter().map(|row| Fortune { id: row.get(0), message: row.get(1) }).collect();
     fortunes.push(Fortune { id: 0, message: "Additional fortune added at request time.".into() });

@@ -4,8 +4,9 @@
 //! (spec/POLICIES.md §6.1: one statement in flight per connection; polling
 //! the reads together would pipeline them, as tokio-postgres does for the
 //! queries its caller polls at once, a driver's gift most entries' drivers
-//! do not offer). Any error of the pool or of a query is a 503 with the
-//! reason (SPEC §8.4).
+//! do not offer). The connection goes back to the pool (`drop(conn)`) as
+//! soon as the last statement's result is read, before the rows become JSON.
+//! Any error of the pool or of a query is a 503 with the reason (SPEC §8.4).
 
 use crate::AppState;
 use crate::error::AppError;
@@ -27,8 +28,10 @@ const UPDATE_ROWS: &str =
 
 pub async fn single_query(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
     let conn = state.db.connection().await.map_err(unavailable)?;
-    let row = conn.prepare_cached(SELECT_ROW).await.map_err(failed)?;
-    Ok(Json(row_json(read_row(&conn, &row).await.map_err(failed)?)))
+    let statement = conn.prepare_cached(SELECT_ROW).await.map_err(failed)?;
+    let row = read_row(&conn, &statement).await.map_err(failed)?;
+    drop(conn);
+    Ok(Json(row_json(row)))
 }
 
 pub async fn slow_query(State(state): State<AppState>) -> Result<Json<Value>, AppError> {
@@ -36,12 +39,14 @@ pub async fn slow_query(State(state): State<AppState>) -> Result<Json<Value>, Ap
     let slow = conn.prepare_cached(SELECT_SLOW).await.map_err(failed)?;
     let seconds = state.config.db_slow.as_secs_f64();
     let row = conn.query_one(&slow, &[&random_id(), &seconds]).await.map_err(failed)?;
+    drop(conn);
     Ok(Json(row_json((row.get(0), row.get(1)))))
 }
 
 pub async fn queries(State(state): State<AppState>, RawQuery(query): RawQuery) -> Result<Json<Value>, AppError> {
     let conn = state.db.connection().await.map_err(unavailable)?;
     let rows = read_rows(&conn, query_count(query.as_deref())).await.map_err(failed)?;
+    drop(conn);
     Ok(Json(Value::Array(rows.into_iter().map(row_json).collect())))
 }
 
@@ -55,6 +60,7 @@ pub async fn updates(State(state): State<AppState>, RawQuery(query): RawQuery) -
     let (ids, numbers): (Vec<i32>, Vec<i32>) = sorted.into_iter().unzip();
     let update = conn.prepare_cached(UPDATE_ROWS).await.map_err(failed)?;
     conn.execute(&update, &[&ids, &numbers]).await.map_err(failed)?;
+    drop(conn);
     Ok(Json(Value::Array(rows.into_iter().map(row_json).collect())))
 }
 

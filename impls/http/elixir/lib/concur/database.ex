@@ -4,7 +4,10 @@ defmodule Concur.Database do
   connection process (`Concur.Database.Pool`) and runs all its statements on
   it, prepared statements each (`Concur.Database.Connection` prepares them
   when it connects); any failure of the pool, the connection or a statement
-  answers 503 with a one-line reason (§8.4).
+  answers 503 with a one-line reason (§8.4). The connection goes back to the
+  pool as soon as the last statement's result is read: each route's query
+  function returns its rows from the checkout, and the route renders them
+  (JSON, or the fortunes page) after the check-in.
   """
 
   alias Concur.Config
@@ -27,32 +30,34 @@ defmodule Concur.Database do
     ]
   end
 
-  def single(_req), do: answer(fn pg -> Reply.json(200, row(pg, "world", [])) end)
+  def single(_req), do: answer(&row(&1, "world", []), &Reply.json(200, &1))
 
-  # N is read here, in the request's process: the functions given to answer/1
-  # run in the connection's, and mochiweb caches the parsed query string in
-  # the process dictionary of the process that first parses it.
+  # N is read here, in the request's process: the query functions given to
+  # answer/2 run in the connection's, and mochiweb caches the parsed query
+  # string in the process dictionary of the process that first parses it.
   def queries(req) do
     n = query_count(req)
-    answer(fn pg -> Reply.json(200, rows(pg, n)) end)
+    answer(&rows(&1, n), &Reply.json(200, &1))
   end
 
   def updates(req) do
     n = query_count(req)
-    answer(fn pg -> Reply.json(200, update(pg, n)) end)
+    answer(&update(&1, n), &Reply.json(200, &1))
   end
 
   def slow(_req) do
     seconds = Config.get().db_slow_ms / 1000
-    answer(fn pg -> Reply.json(200, row(pg, "world_slow", [to_charlist(seconds)])) end)
+    answer(&row(&1, "world_slow", [to_charlist(seconds)]), &Reply.json(200, &1))
   end
 
   def fortunes(_req) do
-    answer(fn pg ->
-      # p1_pgsql tags a column with its type's name (text or varchar here).
-      stored = for [{:int4, id}, {_type, message}] <- Connection.execute!(pg, "fortunes", []), do: %{id: id, message: message}
-      {200, [{"Content-Type", "text/html; charset=utf-8"}], Concur.Fortunes.page(stored)}
-    end)
+    answer(
+      fn pg ->
+        # p1_pgsql tags a column with its type's name (text or varchar here).
+        for [{:int4, id}, {_type, message}] <- Connection.execute!(pg, "fortunes", []), do: %{id: id, message: message}
+      end,
+      fn stored -> {200, [{"Content-Type", "text/html; charset=utf-8"}], Concur.Fortunes.page(stored)} end
+    )
   end
 
   @doc "`queries` of the request's query string, clamped to 1..500; anything but an integer counts as 1."
@@ -65,16 +70,19 @@ defmodule Concur.Database do
     end
   end
 
-  defp answer(fun) do
+  defp answer(query, render) do
     case Config.get().db do
       nil -> unavailable("CONCUR_DB_URL is not set")
-      _ -> with_connection(fun)
+      _ -> with_connection(query, render)
     end
   end
 
-  defp with_connection(fun) do
-    case Pool.transaction(fn conn -> Connection.run(conn, fun) end) do
-      {:ok, reply} -> reply
+  # `query` runs on the checked-out connection and returns its rows, which
+  # are rendered once `Pool.transaction/2` has checked the connection in:
+  # the sort, the template and the encoding run without it.
+  defp with_connection(query, render) do
+    case Pool.transaction(fn conn -> Connection.run(conn, query) end) do
+      {:ok, result} -> render.(result)
       {:error, reason} -> unavailable(reason(reason))
     end
   end

@@ -19,13 +19,15 @@ module Concur
     JSON_TYPE = "application/json"
     HTML = "text/html; charset=utf-8"
 
-    def initialize(config, store)
+    # database: the process's connections; by default a pool of the first
+    # process's share of CONCUR_DB_POOL (all of it in single mode).
+    def initialize(config, store, database = Database.new(config.db_url, config.db_pool_share(0)))
       @config = config
       @store = store
       @hasher = Hasher.new(config.bcrypt_cost)
       @page_count = 0
       @page_lock = Mutex.new
-      @world = WorldRoutes.new(Database.new(config.db_url, config.db_pool), config.db_slow)
+      @world = WorldRoutes.new(database, config.db_slow)
     end
 
     def call(env)

@@ -9,10 +9,12 @@ module Concur
   # Sequel is the pool Rack apps reach for (ruby-sinatra uses its dataset
   # DSL on top).
   #
-  # The pool holds this process's share of CONCUR_DB_POOL. A request holds
-  # one connection for all its statements (`with`); when every one is busy,
-  # its Puma thread waits for a Permits' permit, woken one at a time as
-  # connections come back, for up to POOL_TIMEOUT seconds.
+  # The pool holds this process's share of CONCUR_DB_POOL (Config#db_pool_share):
+  # all of it in single mode; in cluster mode each Puma worker resizes the
+  # pool the master made to its own share when it boots (config/puma.rb). A
+  # request holds one connection for all its statements (`with`); when every
+  # one is busy, its Puma thread waits for a Permits' permit, woken one at a
+  # time as connections come back, for up to POOL_TIMEOUT seconds.
   class Database
     # Longer than any client of the scenarios waits (concur load gives up
     # after 10 s): with 16,384 Puma threads and a few connections, the queue
@@ -28,10 +30,19 @@ module Concur
     # the Puma master builds this before it forks, and a worker's
     # connections open on first use.
     def initialize(url, size)
-      @db = url && Sequel.connect(url, max_connections: size, pool_timeout: POOL_TIMEOUT, connect_timeout: 5,
-                                       test: false, keep_reference: false)
-      @permits = Permits.new(size, POOL_TIMEOUT)
+      @url = url
       @lock = Mutex.new
+      resize(size)
+    end
+
+    # Makes the pool anew with `size` connections and permits: a Puma worker
+    # calls it on boot (config/puma.rb) with its share, before it serves, so
+    # it drops only the master's pool, which never opened a connection.
+    def resize(size)
+      @db&.disconnect
+      @db = @url && Sequel.connect(@url, max_connections: size, pool_timeout: POOL_TIMEOUT, connect_timeout: 5,
+                                         test: false, keep_reference: false)
+      @permits = Permits.new(size, POOL_TIMEOUT)
       @statements = nil
     end
 

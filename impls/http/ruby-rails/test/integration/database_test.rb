@@ -1,4 +1,5 @@
 require "test_helper"
+require "minitest/mock"
 
 # The database routes of SPEC §8 through Rails' integration test client,
 # against the real PostgreSQL of test/database_helper.rb.
@@ -81,6 +82,29 @@ class DatabaseTest < ActionDispatch::IntegrationTest
     row = rows
     assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :>=, Rails.configuration.x.db_slow
     assert_equal stored(row["id"]), row["randomNumber"]
+  end
+
+  # spec/POLICIES.md §6.3: the rows are read, the connection goes back to
+  # the pool, then the JSON or the page is made.
+  test "a database route gives its connection back before it renders" do
+    ActiveRecord::Base.clear_active_connections! # none held by this test's thread
+    held = []
+    pool = ActiveRecord::Base.connection_pool
+    encode = ActiveSupport::JSON.method(:encode)
+    ActiveSupport::JSON.stub(:encode, ->(*args) { held << pool.active_connection?.present?; encode.call(*args) }) do
+      %w[/db /queries?queries=3 /updates?queries=3 /slowdb].each do |path|
+        get path
+        assert_response 200
+      end
+    end
+    assert_equal [false] * 4, held
+    held.clear
+    rendering = ActiveSupport::Notifications.subscribe("render_template.action_view") { held << pool.active_connection?.present? }
+    get "/fortunes"
+    assert_response 200
+    assert_equal [false], held
+  ensure
+    ActiveSupport::Notifications.unsubscribe(rendering) if rendering
   end
 
   test "another method is 405 and a longer path 404" do

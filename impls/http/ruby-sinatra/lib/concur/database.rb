@@ -8,8 +8,10 @@ module Concur
   # pairs with it (Jeremy Evans' Sequel and Roda; TechEmpower's
   # sinatra-sequel), on its postgres adapter over the `pg` gem.
   #
-  # Sequel's threaded connection pool holds this worker's share of
-  # CONCUR_DB_POOL. A request holds one connection for all its statements
+  # Sequel's threaded connection pool holds this process's share of
+  # CONCUR_DB_POOL (Config#db_pool_share): all of it in single mode; each
+  # Puma worker connects anew with its own share when it boots
+  # (config/puma.rb). A request holds one connection for all its statements
   # (`hold`); when every one is busy its Puma thread waits in front of the
   # pool, on Permits' ConditionVariable, for up to POOL_TIMEOUT seconds. Connections
   # open on first use, so the server starts with the database down, and the
@@ -21,13 +23,15 @@ module Concur
     # client still waits. Sequel's default is 5 s.
     POOL_TIMEOUT = 30
 
-    # The database for config, or nil without CONCUR_DB_URL.
-    def self.connect(config)
+    # The database of process `index` (its Puma worker index; 0 in single
+    # mode) for config, or nil without CONCUR_DB_URL.
+    def self.connect(config, index = 0)
       return nil unless config.db_url
 
-      db = Sequel.connect(config.db_url, max_connections: config.db_pool, pool_timeout: POOL_TIMEOUT,
+      size = config.db_pool_share(index)
+      db = Sequel.connect(config.db_url, max_connections: size, pool_timeout: POOL_TIMEOUT,
                                          connect_timeout: 5, test: false, keep_reference: false)
-      Statements.new(db, Permits.new(config.db_pool, POOL_TIMEOUT))
+      Statements.new(db, Permits.new(size, POOL_TIMEOUT))
     end
 
     # The routes' statements, prepared by Sequel on each connection the

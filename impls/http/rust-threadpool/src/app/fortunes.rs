@@ -16,6 +16,7 @@ impl App {
         let conn = &mut *pooled;
         let rows = conn.client.query(&conn.fortunes, &[]).map_err(|e| unavailable(e.to_string()))?;
         let mut list: Vec<(i32, String)> = rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+        // Back to the pool before the sort and the page.
         drop(pooled);
         list.push((0, ADDED.to_string()));
         Ok(Response::html(page(list).into_bytes()))

@@ -1,7 +1,9 @@
 //! The routes of the `world` table (SPEC §8.3): `/db`, `/queries`,
 //! `/updates` and `/slowdb`. Each takes one pooled connection for all its
-//! statements and blocks its thread on each one in turn; every error of the
-//! pool or of a query is a 503 with the reason (SPEC §8.4).
+//! statements and blocks its thread on each one in turn, and gives it back
+//! as soon as the last statement's result is read, before the rows become
+//! JSON ([`App::with_conn`]); every error of the pool or of a query is a 503
+//! with the reason (SPEC §8.4).
 
 use super::db::Conn;
 use super::{App, Reply};
@@ -14,23 +16,23 @@ const MAX_QUERIES: usize = 500;
 
 impl App {
     pub(super) fn single_query(&self) -> Reply {
-        self.with_conn(|conn| Ok(row_json(read_row(&mut conn.client, &conn.row, &[])?)))
+        let row = self.with_conn(|conn| read_row(&mut conn.client, &conn.row, &[]))?;
+        Ok(json_reply(row_json(row)))
     }
 
     pub(super) fn slow_query(&self) -> Reply {
         let seconds = self.db_slow.as_secs_f64();
-        self.with_conn(|conn| Ok(row_json(read_row(&mut conn.client, &conn.slow, &[&seconds])?)))
+        let row = self.with_conn(|conn| read_row(&mut conn.client, &conn.slow, &[&seconds]))?;
+        Ok(json_reply(row_json(row)))
     }
 
     pub(super) fn queries(&self, query: Option<&str>) -> Reply {
-        self.with_conn(|conn| {
-            let rows = (0..query_count(query)).map(|_| read_row(&mut conn.client, &conn.row, &[])).collect::<Result<Vec<_>, _>>()?;
-            Ok(Value::Array(rows.into_iter().map(row_json).collect()))
-        })
+        let rows = self.with_conn(|conn| (0..query_count(query)).map(|_| read_row(&mut conn.client, &conn.row, &[])).collect::<Result<Vec<_>, _>>())?;
+        Ok(json_reply(Value::Array(rows.into_iter().map(row_json).collect())))
     }
 
     pub(super) fn updates(&self, query: Option<&str>) -> Reply {
-        self.with_conn(|conn| {
+        let rows = self.with_conn(|conn| {
             let mut rows = Vec::with_capacity(query_count(query));
             for _ in 0..rows.capacity() {
                 let (id, _) = read_row(&mut conn.client, &conn.row, &[])?;
@@ -41,16 +43,22 @@ impl App {
             sorted.sort_unstable();
             let (ids, numbers): (Vec<i32>, Vec<i32>) = sorted.into_iter().unzip();
             conn.client.execute(&conn.update, &[&ids, &numbers])?;
-            Ok(Value::Array(rows.into_iter().map(row_json).collect()))
-        })
+            Ok(rows)
+        })?;
+        Ok(json_reply(Value::Array(rows.into_iter().map(row_json).collect())))
     }
 
-    /// Runs `work` on one pooled connection and answers its JSON.
-    fn with_conn(&self, work: impl FnOnce(&mut Conn) -> Result<Value, postgres::Error>) -> Reply {
+    /// Runs `work` on one pooled connection and returns what it read; the
+    /// connection goes back to the pool when `work` returns, before the
+    /// caller renders the answer.
+    fn with_conn<T>(&self, work: impl FnOnce(&mut Conn) -> Result<T, postgres::Error>) -> Result<T, Response> {
         let mut conn = self.db.connection().map_err(unavailable)?;
-        let value = work(&mut conn).map_err(|e| unavailable(e.to_string()))?;
-        Ok(Response::json(serde_json::to_vec(&value).expect("a JSON value serializes")))
+        work(&mut conn).map_err(|e| unavailable(e.to_string()))
     }
+}
+
+fn json_reply(value: Value) -> Response {
+    Response::json(serde_json::to_vec(&value).expect("a JSON value serializes"))
 }
 
 /// The 503 of SPEC §8.4, its reason on one line.

@@ -1,6 +1,8 @@
 # What every database route (SPEC §8) shares: a 503 with a one-line reason
-# when the database cannot be reached or used (§8.4), one connection held for
-# the whole action behind a ConnectionPermits permit, and no query cache.
+# when the database cannot be reached or used (§8.4), and `with_database`,
+# which holds one connection for all of an action's statements behind a
+# ConnectionPermits permit, with no query cache, and gives it back before
+# the action renders.
 #
 # Rails caches the result of each SQL statement for the rest of the request
 # (ActiveRecord::QueryCache): /queries would read a row drawn twice only
@@ -10,8 +12,6 @@ module DatabaseRoute
 
   included do
     before_action :require_database
-    around_action :with_one_connection
-    around_action :without_query_cache
     rescue_from ActiveRecord::ActiveRecordError, PG::Error do |error|
       render plain: "database unavailable: #{error.message.split.join(' ')}", status: :service_unavailable
     end
@@ -25,12 +25,13 @@ module DatabaseRoute
     render plain: "database unavailable: CONCUR_DB_URL is not set", status: :service_unavailable
   end
 
-  # The permit first, then the connection, given back before the permit.
-  def with_one_connection(&action)
-    ConnectionPermits.instance.hold { ActiveRecord::Base.connection_pool.with_connection { action.call } }
-  end
-
-  def without_query_cache(&action)
-    ActiveRecord::Base.uncached(&action)
+  # Runs the block's statements on one connection and returns its value
+  # (the rows, loaded): the permit first, then the connection, given back
+  # before the permit and before the action renders, so no connection is
+  # held while the JSON or the page is made.
+  def with_database(&block)
+    ConnectionPermits.instance.hold do
+      ActiveRecord::Base.connection_pool.with_connection { |connection| connection.uncached(&block) }
+    end
   end
 end

@@ -21,9 +21,11 @@ import org.eclipse.jetty.server.Request;
  * handlers: each request takes one connection from {@link Database} and runs
  * its statements on it one after another, so the calling thread (a
  * {@code QueuedThreadPool} thread, or a virtual thread) blocks on the pool
- * and then on each round trip. Every statement is a {@code PreparedStatement};
- * the driver makes it a named server-side one from its fifth use on a
- * connection (pgjdbc's default {@code prepareThreshold=5}).
+ * and then on each round trip. The connection goes back to the pool as soon
+ * as the last statement's result is read ({@link #withConnection}); the JSON
+ * and the fortunes page are rendered after. Every statement is a
+ * {@code PreparedStatement}; the driver makes it a named server-side one from
+ * its fifth use on a connection (pgjdbc's default {@code prepareThreshold=5}).
  */
 final class DbRoutes {
 
@@ -59,15 +61,30 @@ final class DbRoutes {
 
     /** Answers a database route, or throws the 503 of SPEC §8.4. */
     Reply answer(Routes.Route route, Request request) {
+        return switch (route) {
+            case DB -> Reply.json(Json.bytes(withConnection(connection -> row(connection, randomId()))));
+            case QUERIES -> Reply.json(Json.bytes(withConnection(connection -> reads(connection, count(request)))));
+            case UPDATES -> Reply.json(Json.bytes(withConnection(connection -> update(connection, reads(connection, count(request))))));
+            case FORTUNES -> fortunesPage(withConnection(DbRoutes::fortunes));
+            case SLOWDB -> Reply.json(Json.bytes(withConnection(connection -> slowRow(connection, randomId()))));
+            default -> throw new IllegalArgumentException(route + " is not a database route");
+        };
+    }
+
+    /** A request's statements on one connection, which returns what they read. */
+    @FunctionalInterface
+    private interface Statements<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs a request's statements on one connection from the pool and closes
+     * it (back to the pool) as soon as they return, before the caller renders
+     * what they read; any {@code SQLException} is the 503 of SPEC §8.4.
+     */
+    private <T> T withConnection(Statements<T> statements) {
         try (Connection connection = database.connection()) {
-            return switch (route) {
-                case DB -> Reply.json(Json.bytes(row(connection, randomId())));
-                case QUERIES -> Reply.json(Json.bytes(reads(connection, count(request))));
-                case UPDATES -> Reply.json(Json.bytes(update(connection, reads(connection, count(request)))));
-                case FORTUNES -> fortunes(connection);
-                case SLOWDB -> Reply.json(Json.bytes(slowRow(connection, randomId())));
-                default -> throw new IllegalArgumentException(route + " is not a database route");
-            };
+            return statements.run(connection);
         } catch (SQLException e) {
             throw Database.unavailable(e);
         }
@@ -146,7 +163,7 @@ final class DbRoutes {
         return updated;
     }
 
-    private Reply fortunes(Connection connection) throws SQLException {
+    private static List<Fortune> fortunes(Connection connection) throws SQLException {
         List<Fortune> fortunes = new ArrayList<>();
         try (PreparedStatement statement = connection.prepareStatement(SELECT_FORTUNES);
                 ResultSet rs = statement.executeQuery()) {
@@ -154,6 +171,11 @@ final class DbRoutes {
                 fortunes.add(new Fortune(rs.getInt(1), rs.getString(2)));
             }
         }
+        return fortunes;
+    }
+
+    /** The page of the stored fortunes and the one added now, rendered with the connection back in the pool. */
+    private static Reply fortunesPage(List<Fortune> fortunes) {
         fortunes.add(new Fortune(0, "Additional fortune added at request time."));
         fortunes.sort(Comparator.comparing(Fortune::message, CODE_POINT_ORDER));
         StringWriter page = new StringWriter();
