@@ -181,15 +181,15 @@ impl Model {
         if !self.known_deviations(name).is_empty() {
             label = format!("{label} {KNOWN_MARK}");
         }
-        if !self.departures(name).is_empty() {
+        if self.departs(name) {
             label = format!("{label} {DEPARTS_MARK}");
         }
         label
     }
 
-    /// The rules of spec/POLICIES.md its manifest says it departs from, with why.
-    pub fn departures(&self, name: &str) -> Vec<(&str, &str)> {
-        self.implementations.iter().find(|i| i.name == name).map_or(vec![], |i| i.manifest.departures.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
+    /// Its manifest declares a departure from a rule of spec/POLICIES.md (`[departures]`).
+    pub fn departs(&self, name: &str) -> bool {
+        self.implementations.iter().any(|i| i.name == name && !i.manifest.departures.is_empty())
     }
 
     /// It has no framework: its manifest says `framework = "none"`.
@@ -206,7 +206,7 @@ impl Model {
         if self.any_known_deviations() {
             note = format!("{note} {KNOWN_NOTE}");
         }
-        if self.measured.iter().any(|name| !self.departures(name).is_empty()) {
+        if self.measured.iter().any(|name| self.departs(name)) {
             note = format!("{note} {DEPARTS_NOTE}");
         }
         note

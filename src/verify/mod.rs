@@ -324,10 +324,7 @@ fn verify_at_each(imp: &Implementation, root: &Path, cores: &[u32], only: Option
             Some(Ok(cluster)) => verify_impl(imp, root, cores_now, Some(cluster), faults, only, show),
             None => verify_impl(imp, root, cores_now, None, faults, only, show),
         };
-        if let Some(e) = &report.error {
-            out(&format!("  FAIL  {e}\n"));
-        }
-        out(&format!("  done in {:.1} s\n", started.elapsed().as_secs_f64()));
+        tell_end(&report, started, &mut out);
         reports.push(report);
     }
     // SPEC §8.2 at its edge: as many processes as connections. A core count above the pool is
@@ -340,13 +337,18 @@ fn verify_at_each(imp: &Implementation, root: &Path, cores: &[u32], only: Option
         out(&format!("== {} (CONCUR_CORES={POOL_EDGE_CORES}: more processes than the pool of {DB_POOL}, raised to them)\n", imp.name()));
         let started = Instant::now();
         let report = verify_impl(imp, root, POOL_EDGE_CORES, Some(cluster), FaultPass::Absent, Some(EDGE_CHECK), |o: &Outcome| out(&outcome_text(o)));
-        if let Some(e) = &report.error {
-            out(&format!("  FAIL  {e}\n"));
-        }
-        out(&format!("  done in {:.1} s\n", started.elapsed().as_secs_f64()));
+        tell_end(&report, started, &mut out);
         reports.push(report);
     }
     reports
+}
+
+/// The lines that end one server's verification: its error, if any, and how long it took.
+fn tell_end(report: &Report, started: Instant, out: &mut impl FnMut(&str)) {
+    if let Some(e) = &report.error {
+        out(&format!("  FAIL  {e}\n"));
+    }
+    out(&format!("  done in {:.1} s\n", started.elapsed().as_secs_f64()));
 }
 
 /// The core count of the pool's edge: one more than the verifier's pool, which concur raises to
