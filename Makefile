@@ -31,12 +31,15 @@ test: setup
 # (`concur build`), then `concur run` (it verifies each implementation once,
 # measures those that pass and records why the others were not; an
 # interrupted run is continued by --resume), then the report from the
-# database: results/report/index.html and summary.md. The quick process
-# micro-benchmarks (spec/MICRO.md) go into the same database and report.
+# database: results/report/index.html and summary.md. The short form of
+# the faults (spec/PROFILES.md, "Faults": each server at one core under a
+# runaway request and a kill -9) and the quick process micro-benchmarks
+# (spec/MICRO.md) go into the same database and report.
 # A failed build does not stop the target (`-`): `run` and `micro` try it
 # again and record it as failed, beside the implementations they measure.
 bench: build
 	-$(CONCUR) build
 	$(CONCUR) run --profile quick --resume
+	-$(CONCUR) faults --profile quick
 	$(CONCUR) micro --profile quick
 	$(CONCUR) report

@@ -125,3 +125,40 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     let html = std::fs::read_to_string(elsewhere.path().join("report/index.html")).unwrap();
     assert!(html.contains("When things go wrong"), "the section is in index.html and its contents");
 }
+
+#[test]
+fn the_quick_profile_measures_its_short_form_and_says_what_it_left_out() {
+    if tools::require(&tools::PYTHON3).is_none() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    fake_repo::write_fake(root.path(), "");
+    let db = root.path().join("results/concur.db");
+    let _alone = fake_repo::measuring();
+    // The profile's faults and lengths, one of them overridden by a flag.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
+        .args(["faults", "fake", "--profile", "quick", "--after", "1s", "--results"])
+        .arg(&db)
+        .arg("--root")
+        .arg(root.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("not measured (this profile does not ask) after"), "{said}");
+    let store = concur::store::Store::open(&db).unwrap();
+    let id = store.latest_faults_run_id().unwrap().expect("a faults run");
+    let run = store.load_run(id).unwrap().run;
+    assert_eq!((run.profile.as_str(), run.plan["after_s"].as_f64(), run.plan["capacity_after"].as_bool()), ("faults:quick", Some(1.0), Some(false)));
+    let stored = store.faults(id).unwrap();
+    let [fake] = &stored[..] else { panic!("{stored:?}") };
+    let kinds: Vec<&str> = fake.trials.iter().map(|t| t.fault.as_str()).collect();
+    assert_eq!((fake.cores, kinds, fake.load.capacity_after, fake.load.warmup.len()), (1, vec![faults::BASELINE, "spin 500 ms"], None, 0));
+    // A fault that does not exist is named, with the ones that do.
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_concur")).args(["faults", "fake", "--faults", "spin,crash", "--root"]).arg(root.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && err.contains("--faults 'crash' is not a fault; choose from panic, spin, kill"), "{err}");
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_concur")).args(["faults", "--profile", "paper", "--root"]).arg(root.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("--profile paper: there is no spec/profiles/faults/paper.toml; known faults profiles: full, quick"), "{err}");
+}

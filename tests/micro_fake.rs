@@ -9,7 +9,7 @@
 use crate::tools;
 
 use concur::store::Store;
-use concur::store::micro::{MicroStatus, SearchStop};
+use concur::store::micro::{MicroStatus, SearchStop, Supervision};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -35,6 +35,10 @@ seconds = 0.2
 [idle]
 procs = [1, 10]
 sleep_ms = 10
+[supervised]
+pairs = [5]
+seconds = 1
+kill_rate = [0, 20]
 "#;
 
 /// A repository root holding one fake implementation per (name, [cores].env) and the test profile.
@@ -91,7 +95,7 @@ fn every_result_of_a_good_implementation_is_stored() {
     let (store, id) = latest(&root);
     let results = store.micro_results(id).unwrap();
     let benches: Vec<&str> = results.iter().map(|r| r.bench.as_str()).collect();
-    assert_eq!(benches, ["spawn", "pingping", "pingpong", "spawn", "maxprocs", "maxprocs", "maxprocs", "pairs", "idle", "idle"]);
+    assert_eq!(benches, ["spawn", "pingping", "pingpong", "spawn", "maxprocs", "maxprocs", "maxprocs", "pairs", "idle", "idle", "supervised", "supervised"]);
     assert!(results.iter().all(|r| r.status == MicroStatus::Ok), "{results:#?}");
     assert!(results.iter().all(|r| r.peak_rss_bytes > 1 << 20 && r.line.is_some()), "peak RSS is taken from outside");
     let spawn100 = results.iter().find(|r| r.bench == "spawn" && r.params.procs == Some(100)).unwrap();
@@ -100,6 +104,15 @@ fn every_result_of_a_good_implementation_is_stored() {
     assert!(pairs.messages_per_s.unwrap() > 0.0 && pairs.min_pair_round_trips == Some(1000));
     let search = &store.micro_searches(id).unwrap()[0];
     assert_eq!((search.largest_n, search.stop), (Some(10000), SearchStop::Limit));
+    // 20% of 10 processes a second for a second: 2 kills, each losing a message, counted apart.
+    let killed: Vec<(Option<f64>, Option<Supervision>)> = results.iter().filter(|r| r.bench == "supervised").map(|r| (r.params.kill_rate, r.supervision)).collect();
+    assert_eq!(
+        killed,
+        [
+            (Some(0.0), Some(Supervision { kills: 0, lost: 0, restart_p50_ns: 0, restart_p99_ns: 0, late_restarts: 0 })),
+            (Some(20.0), Some(Supervision { kills: 2, lost: 2, restart_p50_ns: 40000, restart_p99_ns: 90000, late_restarts: 0 }))
+        ]
+    );
     let run = store.run(id).unwrap();
     assert_eq!((run.profile.as_str(), run.status.as_str()), ("micro:test", "finished"));
 }

@@ -1,7 +1,8 @@
-//! `concur faults`' flags, and the plain values `faults` takes from them.
+//! `concur faults`' flags, and the plain values `faults` takes from them: a
+//! faults profile (spec/profiles/faults/) with the flags over it.
 
 use super::RootArg;
-use crate::faults::{self, Settings};
+use crate::faults::{self, Plan, profile};
 use crate::load::parse_duration;
 use anyhow::Result;
 use clap::Args;
@@ -15,24 +16,30 @@ pub struct FaultsArgs {
     pub root: RootArg,
     /// HTTP implementations to measure [default: every one whose toolchain is present]
     pub names: Vec<String>,
-    /// CONCUR_CORES values, comma separated
-    #[arg(long, value_delimiter = ',', default_value = "1", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    /// A profile of spec/profiles/faults/: full (every fault, room to recover) or quick (make bench's short form) [default: full]
+    #[arg(short, long)]
+    pub profile: Option<String>,
+    /// The faults, comma separated: panic, spin, kill [default: the profile's]
+    #[arg(long, value_delimiter = ',')]
+    pub faults: Vec<String>,
+    /// CONCUR_CORES values, comma separated [default: the profile's]
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cores: Vec<u32>,
-    /// The open-loop load of GET / beside each fault, as a share of the server's own hello capacity (measured first)
-    #[arg(long, default_value_t = 0.2)]
-    pub share: f64,
+    /// The open-loop load of GET / beside each fault, as a share of the server's own hello capacity (measured first) [default: the profile's, 0.2]
+    #[arg(long)]
+    pub share: Option<f64>,
     /// That load at a fixed rate instead, requests per second
     #[arg(long)]
     pub rate: Option<f64>,
-    /// Load before each fault
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
-    pub before: std::time::Duration,
-    /// Load after each fault: the longest a recovery is waited for
-    #[arg(long, default_value = "4s", value_parser = parse_duration)]
-    pub after: std::time::Duration,
-    /// The runaway request's length (GET /fault/spin?ms=N)
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=10_000))]
-    pub spin_ms: u64,
+    /// Load before each fault [default: the profile's, 1s]
+    #[arg(long, value_parser = parse_duration)]
+    pub before: Option<std::time::Duration>,
+    /// Load after each fault: the longest a recovery is waited for [default: the profile's, 4s]
+    #[arg(long, value_parser = parse_duration)]
+    pub after: Option<std::time::Duration>,
+    /// The runaway request's length (GET /fault/spin?ms=N) [default: the profile's, 1000]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub spin_ms: Option<u64>,
     /// Write the results as JSON to this file
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -43,11 +50,24 @@ pub struct FaultsArgs {
 
 impl FaultsArgs {
     pub fn run(self) -> Result<ExitCode> {
-        anyhow::ensure!(self.share > 0.0 && self.share <= 1.0, "--share {}: give a share of the capacity above 0 and at most 1 (e.g. --share 0.2)", self.share);
+        if let Some(share) = self.share {
+            anyhow::ensure!(share > 0.0 && share <= 1.0, "--share {share}: give a share of the capacity above 0 and at most 1 (e.g. --share 0.2)");
+        }
         if let Some(rate) = self.rate {
             anyhow::ensure!(rate > 0.0 && rate.is_finite(), "--rate {rate}: give requests per second above 0 (e.g. --rate 200)");
         }
-        let settings = Settings { share: self.share, rate: self.rate, before: self.before, after: self.after, spin_ms: self.spin_ms, ..Settings::default() };
-        faults::faults_command(self.root.get(), self.results.as_deref(), &self.names, &self.cores, &settings, self.json.as_deref())
+        let root = crate::impls::find_root(self.root.get())?;
+        let (name, chosen) = profile::chosen(&root, self.profile.as_deref())?;
+        let mut settings = chosen.settings();
+        settings.share = self.share.unwrap_or(settings.share);
+        settings.rate = self.rate;
+        settings.before = self.before.unwrap_or(settings.before);
+        settings.after = self.after.unwrap_or(settings.after);
+        settings.spin_ms = self.spin_ms.unwrap_or(settings.spin_ms);
+        let names = if self.faults.is_empty() { chosen.faults.clone() } else { self.faults.clone() };
+        let faults = names.iter().map(|f| profile::parse_fault(f, settings.spin_ms).map_err(|e| anyhow::anyhow!("--faults {e}"))).collect::<Result<Vec<_>>>()?;
+        let cores = if self.cores.is_empty() { chosen.cores.clone() } else { self.cores.clone() };
+        let plan = Plan { profile: name, cores, faults, settings };
+        faults::faults_command(Some(&root), self.results.as_deref(), &self.names, &plan, self.json.as_deref())
     }
 }

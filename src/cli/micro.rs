@@ -17,7 +17,7 @@ pub struct MicroArgs {
     /// A profile of spec/profiles/micro/: quick (≤ 10 min on 2 cores) or paper (the paper's parameters)
     #[arg(long, short = 'p', default_value = "quick")]
     pub profile: String,
-    /// Benchmarks to run, comma separated: pingping, pingpong, spawn, maxprocs, pairs, idle
+    /// Benchmarks to run, comma separated: pingping, pingpong, spawn, maxprocs, pairs, idle, supervised
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub bench: Vec<String>,
     /// Core counts (pinned to CPUs 0..C-1, the runtime told C), comma separated, for every benchmark

@@ -17,6 +17,7 @@
 //! and says so.
 
 mod probe;
+pub mod profile;
 pub mod recovery;
 
 use crate::host::procstat::{sample_group, serving_port, tree};
@@ -71,9 +72,14 @@ pub struct Settings {
     /// The capacity's closed loop: warmed up this long on its own connections, then measured.
     pub capacity_warmup: Duration,
     pub capacity_for: Duration,
+    /// Whether the capacity is measured again after the last trial (what the faults left).
+    pub capacity_after: bool,
     /// Load before the fault, and after it (the bound on a recovery).
     pub before: Duration,
     pub after: Duration,
+    /// The baseline trial's whole length (none: `before + after`, as every trial); at least 2 s,
+    /// so that it has a whole second after its first, whose p99 the recoveries are judged by.
+    pub baseline: Option<Duration>,
     /// The spin's length.
     pub spin_ms: u64,
     /// The prober's period.
@@ -91,8 +97,10 @@ impl Default for Settings {
             warmup_for: Duration::from_secs(5),
             capacity_warmup: Duration::from_secs(1),
             capacity_for: Duration::from_secs(2),
+            capacity_after: true,
             before: Duration::from_secs(1),
             after: Duration::from_secs(4),
+            baseline: None,
             spin_ms: 1000,
             probe_every: Duration::from_millis(10),
             start_timeout: Duration::from_secs(60),
@@ -138,7 +146,8 @@ pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], 
     };
     let start_up = StartUp { ready_ms: ms(ready), rss_bytes: sample_group(server.pgid()).rss_bytes };
     let addr = server.addr;
-    let warmup = open_loop(addr, settings.warmup_rate, settings.warmup_for)?.timeline;
+    // A profile without a warm-up curve (quick's) keeps the start-up's figures alone.
+    let warmup = if settings.warmup_for.is_zero() { Vec::new() } else { open_loop(addr, settings.warmup_rate, settings.warmup_for)?.timeline };
     let capacity_before = capacity(addr, settings).with_context(|| format!("{}'s capacity before the faults", imp.name()))?;
     anyhow::ensure!(capacity_before > 0.0, "{} answered no GET / while its capacity was measured{}", imp.name(), server.log_tail());
     let rate = settings.rate.unwrap_or(settings.share * capacity_before);
@@ -158,7 +167,7 @@ pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], 
     }
     // What the faults left: a pool that lost workers for good serves less than before (a server
     // concur started again after the kill is measured as it is then, its JIT cold).
-    let capacity_after = capacity(supervised.server.addr, settings).ok().filter(|c| *c > 0.0);
+    let capacity_after = if settings.capacity_after { capacity(supervised.server.addr, settings).ok().filter(|c| *c > 0.0) } else { None };
     supervised.server.stop(Duration::from_secs(3));
     let load = LoadFigures { rate, capacity_before, capacity_after, warmup_rate: settings.warmup_rate, warmup };
     Ok(ImplFaults { name: imp.name().to_string(), cores, start_up, load, trials })
@@ -217,7 +226,12 @@ fn unix_ms() -> f64 {
 /// of the load must be within to be back (none for the baseline itself).
 fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, settings: &Settings) -> Result<Trial> {
     let addr = sup.server.addr;
-    let plan = open_loop_plan(addr, rate, settings.before + settings.after)?;
+    // The baseline may be shorter than a fault's trial: it has no recovery to wait for.
+    let length = match (fault, settings.baseline) {
+        (Fault::None, Some(b)) => b.max(settings.before),
+        _ => settings.before + settings.after,
+    };
+    let plan = open_loop_plan(addr, rate, length)?;
     let (control, stop) = (Control::new(), AtomicBool::new(false));
     let origin = Instant::now();
     // Whom a kill leaves to be replaced; no other fault asks.
@@ -235,7 +249,7 @@ fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, sett
         };
         let killed = (fault == Fault::Kill).then(|| kill_one(sup.server.pgid(), addr.port()));
         let mut restarted_by = None;
-        let end = origin + settings.before + settings.after;
+        let end = origin + length;
         while Instant::now() < end {
             if sup.restart_if_exited()? {
                 restarted_by = Some("concur (as a process supervisor)".to_string());
@@ -262,7 +276,7 @@ fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, sett
         // The fault's moment on the load's clock, whose second 0 began at its start.
         let load_fault_at_ms = fault_unix_ms - report.started_unix_ms as f64;
         // Whole seconds only: a last partial second answers less than the rate without being slow.
-        let seconds = (settings.before + settings.after).as_secs_f64().floor() as usize;
+        let seconds = length.as_secs_f64().floor() as usize;
         let recovery_ms = bound.and_then(|b| recovery::recovery_ms(&report.timeline, seconds, load_fault_at_ms, rate, b));
         Ok(Trial {
             fault: fault.label(),
@@ -327,10 +341,30 @@ fn kill_one(leader: i32, port: u16) -> String {
     what
 }
 
+/// What one `concur faults` measures: the profile it came from, and the flags over it.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The faults profile's name (`full`, `quick`).
+    pub profile: String,
+    pub cores: Vec<u32>,
+    /// One trial each, after the baseline.
+    pub faults: Vec<Fault>,
+    pub settings: Settings,
+}
+
+impl Plan {
+    /// The run's profile in the results database: `faults` for the full measurement, `faults:NAME` for another.
+    pub fn stored_profile(&self) -> String {
+        if self.profile == "full" { PROFILE.to_string() } else { format!("{PROFILE}:{}", self.profile) }
+    }
+}
+
 /// `concur faults`: each of `names` (none: every HTTP implementation whose toolchain is present)
-/// at each of `cores`, printed as it goes, stored as it ends in the results database `db` (none:
-/// the repository's) as a run of profile `faults`, and written to `json` when given.
-pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], cores: &[u32], settings: &Settings, json: Option<&Path>) -> Result<std::process::ExitCode> {
+/// at each of the plan's core counts, printed as it goes, stored as it ends in the results
+/// database `db` (none: the repository's) as a run of profile `faults` (`faults:quick` for the
+/// short form), and written to `json` when given.
+pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], plan: &Plan, json: Option<&Path>) -> Result<std::process::ExitCode> {
+    let (cores, settings) = (&plan.cores, &plan.settings);
     // Before any thread: every server started from here on carries the mark the guard kills by.
     crate::host::guard::mark_children();
     let root = crate::impls::find_root(root)?;
@@ -338,38 +372,42 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
     server::install_interrupt_handler();
     let all = crate::impls::discover(&root)?;
     let chosen = crate::impls::select(&all, "http", names)?;
-    let faults = [Fault::Panic, Fault::Spin { ms: settings.spin_ms }, Fault::Kill];
     let (db, store) = crate::store::sweep::open(&root, db)?;
-    let run_id = open_run(&store, &root, &chosen, cores, settings)?;
+    let run_id = open_run(&store, &root, &chosen, plan)?;
     let mut results = Vec::new();
-    let mut failed = false;
+    // Every implementation that was not measured, and why: the run's notes, which the report shows.
+    let mut notes: Vec<String> = Vec::new();
     'all: for imp in &chosen {
         if let crate::impls::Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
+            notes.push(format!("{}: skipped: {why}", imp.name()));
+            store.set_run_notes(run_id, &notes)?;
             continue;
         }
         let build_log = std::env::temp_dir().join(format!("concur-build-{}-{}.log", imp.name(), std::process::id()));
         if let Err(e) = server::build(imp, &server::BuildOutput::Log(build_log)) {
             println!("{}: FAILED to build: {e:#}", imp.name());
-            failed = true;
+            notes.push(format!("{}: not measured: its build failed: {}", imp.name(), first_line(&format!("{e:#}"))));
+            store.set_run_notes(run_id, &notes)?;
             continue;
         }
         for &cores in cores {
             let log = std::env::temp_dir().join(format!("concur-faults-{}-{cores}-{}.log", imp.name(), std::process::id()));
-            let measured = measure(imp, &root, cores, &faults, settings, log);
+            let measured = measure(imp, &root, cores, &plan.faults, settings, log);
             if crate::host::interrupt::stopping() {
                 // Trials cut short by the signal say nothing; every implementation finished is kept.
                 break 'all;
             }
             match measured {
                 Ok(r) => {
-                    print_faults(&r);
+                    print_faults(&r, settings.capacity_after);
                     store.insert_faults(run_id, &r)?;
                     results.push(r);
                 }
                 Err(e) => {
                     println!("{} (CONCUR_CORES={cores}): FAILED: {e:#}", imp.name());
-                    failed = true;
+                    notes.push(format!("{} (CONCUR_CORES={cores}): not measured: {}", imp.name(), first_line(&format!("{e:#}"))));
+                    store.set_run_notes(run_id, &notes)?;
                 }
             }
         }
@@ -380,39 +418,52 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
     if let Some(path) = json {
         std::fs::write(path, serde_json::to_string_pretty(&results)?).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(if failed { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS })
+    Ok(if notes.iter().any(|n| n.contains("not measured")) { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS })
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
 }
 
 /// The run the trials are stored in: profile `faults`, its settings as the plan.
-fn open_run(store: &crate::store::Store, root: &Path, chosen: &[Implementation], cores: &[u32], settings: &Settings) -> Result<i64> {
+fn open_run(store: &crate::store::Store, root: &Path, chosen: &[Implementation], faults: &Plan) -> Result<i64> {
     let present: Vec<&Implementation> = chosen.iter().filter(|i| i.availability() == crate::impls::Availability::Present).collect();
+    let settings = &faults.settings;
     let plan = serde_json::json!({
+        "profile": faults.profile,
+        "faults": faults.faults.iter().map(|f| f.label()).collect::<Vec<_>>(),
         "implementations": present.iter().map(|i| i.name()).collect::<Vec<_>>(),
-        "cores": cores,
+        "cores": faults.cores,
         "share": settings.share,
         "rate": settings.rate,
         "warmup_rate": settings.warmup_rate,
         "warmup_s": settings.warmup_for.as_secs_f64(),
         "capacity_s": settings.capacity_for.as_secs_f64(),
+        "capacity_after": settings.capacity_after,
         "before_s": settings.before.as_secs_f64(),
+        "baseline_s": settings.baseline.map(|b| b.as_secs_f64()),
         "after_s": settings.after.as_secs_f64(),
         "spin_ms": settings.spin_ms,
         "probe_every_ms": settings.probe_every.as_secs_f64() * 1000.0,
     });
     let key = format!("faults:{:016x}", crate::host::digest::fnv1a(&plan.to_string()));
     let environment = crate::host::env::capture(root, crate::impls::toolchains(&present), crate::host::affinity::available().len());
-    let run = crate::store::RunInfo::starting(PROFILE.into(), key, plan, environment, Vec::new());
+    let run = crate::store::RunInfo::starting(faults.stored_profile(), key, plan, environment, Vec::new());
     store.insert_run(&run)
 }
 
 /// The profile name of a faults run in the results database.
 pub const PROFILE: &str = "faults";
 
-fn print_faults(r: &ImplFaults) {
+fn print_faults(r: &ImplFaults, asked_after: bool) {
     println!("== {} (CONCUR_CORES={}): ready in {:.0} ms, {:.1} MiB", r.name, r.cores, r.start_up.ready_ms, r.start_up.rss_bytes as f64 / 1048576.0);
     let l = &r.load;
     let p99s: Vec<String> = l.warmup.iter().map(|s| s.p99_us.map_or("-".to_string(), |us| format!("{:.1}", us as f64 / 1000.0))).collect();
-    let after = l.capacity_after.map_or("not measured (not serving)".to_string(), |c| format!("{c:.0}"));
+    let after = match l.capacity_after {
+        Some(c) => format!("{c:.0}"),
+        None if asked_after => "not measured (not serving)".to_string(),
+        None => "not measured (this profile does not ask)".to_string(),
+    };
     println!("  first seconds at {:.0} GET / a second: p99 {} ms; capacity {:.0} req/s before the faults, {after} after; load beside them {:.0} req/s", l.warmup_rate, p99s.join(", "), l.capacity_before, l.rate);
     for t in &r.trials {
         let outage = match t.outage_ms {

@@ -64,6 +64,7 @@ fn pairs(name: &str, cores: u32, pairs: u64, repeat: u32, messages_per_s: f64) -
         ns_per_op: Some(1e9 / messages_per_s),
         messages_per_s: Some(messages_per_s),
         min_pair_round_trips: Some(1),
+        supervision: None,
         peak_rss_bytes: 5 << 20,
         group_rss_peak_bytes: 5 << 20,
         os_processes_max: 1,

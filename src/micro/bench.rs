@@ -1,4 +1,4 @@
-//! The six benchmarks of spec/MICRO.md §4 and what each one's parameters
+//! The seven benchmarks of spec/MICRO.md §4 and what each one's parameters
 //! mean: which flags the program gets (§2), which `params` its result line
 //! must echo (§7), and how many messages its checks must count (§4).
 
@@ -14,10 +14,12 @@ pub enum Bench {
     Maxprocs,
     Pairs,
     Idle,
+    /// Pairs under supervision while processes are killed (§4.7).
+    Supervised,
 }
 
 impl Bench {
-    pub const ALL: [Bench; 6] = [Bench::Pingping, Bench::Pingpong, Bench::Spawn, Bench::Maxprocs, Bench::Pairs, Bench::Idle];
+    pub const ALL: [Bench; 7] = [Bench::Pingping, Bench::Pingpong, Bench::Spawn, Bench::Maxprocs, Bench::Pairs, Bench::Idle, Bench::Supervised];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -27,6 +29,7 @@ impl Bench {
             Bench::Maxprocs => "maxprocs",
             Bench::Pairs => "pairs",
             Bench::Idle => "idle",
+            Bench::Supervised => "supervised",
         }
     }
 
@@ -42,6 +45,7 @@ impl Bench {
             Bench::Spawn | Bench::Maxprocs => &["procs"],
             Bench::Pairs => &["pairs", "seconds"],
             Bench::Idle => &["procs", "sleep_ms"],
+            Bench::Supervised => &["pairs", "seconds", "kill_rate"],
         }
     }
 
@@ -71,6 +75,7 @@ pub fn describe(params: &MicroParams) -> String {
     push("pairs", params.pairs.map(|v| v.to_string()));
     push("seconds", params.seconds.map(|v| v.to_string()));
     push("sleep_ms", params.sleep_ms.map(|v| v.to_string()));
+    push("kill_rate", params.kill_rate.map(|v| v.to_string()));
     parts.join(" ")
 }
 
@@ -90,12 +95,13 @@ pub fn argv(bench: Bench, params: &MicroParams, cores: u32, timeout_s: f64) -> V
     flag("pairs", params.pairs.map(|v| v.to_string()));
     flag("seconds", params.seconds.map(|v| v.to_string()));
     flag("sleep-ms", params.sleep_ms.map(|v| v.to_string()));
+    flag("kill-rate", params.kill_rate.map(|v| v.to_string()));
     flag("cores", Some(cores.to_string()));
     flag("timeout", Some(format!("{timeout_s}")));
     args
 }
 
-/// Seconds the measured work itself lasts at least (pairs' D, idle's M).
+/// Seconds the measured work itself lasts at least (pairs' and supervised's D, idle's M).
 pub fn fixed_seconds(params: &MicroParams) -> f64 {
     params.seconds.unwrap_or(0.0) + params.sleep_ms.unwrap_or(0) as f64 / 1000.0
 }
@@ -109,6 +115,9 @@ mod tests {
         let p = MicroParams { pairs: Some(4), seconds: Some(0.5), ..Default::default() };
         assert_eq!(argv(Bench::Pairs, &p, 2, 60.0).join(" "), "pairs --pairs 4 --seconds 0.5 --cores 2 --timeout 60");
         assert_eq!(describe(&p), "pairs=4 seconds=0.5");
+        let s = MicroParams { pairs: Some(256), seconds: Some(1.0), kill_rate: Some(5.0), ..Default::default() };
+        assert_eq!(argv(Bench::Supervised, &s, 2, 61.0).join(" "), "supervised --pairs 256 --seconds 1 --kill-rate 5 --cores 2 --timeout 61");
+        assert_eq!(describe(&s), "pairs=256 seconds=1 kill_rate=5");
     }
 
     #[test]

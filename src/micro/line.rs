@@ -5,7 +5,7 @@
 //! (§7 allows `x_…` extras).
 
 use super::bench::Bench;
-use crate::store::micro::MicroParams;
+use crate::store::micro::{MicroParams, Supervision};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -29,6 +29,18 @@ pub struct ResultLine {
     pub min_pair_round_trips: Option<u64>,
     pub tasks: Option<u64>,
     pub sleep_ns: Option<u64>,
+    pub kills: Option<u64>,
+    pub lost: Option<u64>,
+    pub restart_p50_ns: Option<u64>,
+    pub restart_p99_ns: Option<u64>,
+    pub late_restarts: Option<u64>,
+}
+
+impl ResultLine {
+    /// supervised's figures (§4.7), when the line has them all.
+    pub fn supervision(&self) -> Option<Supervision> {
+        Some(Supervision { kills: self.kills?, lost: self.lost?, restart_p50_ns: self.restart_p50_ns?, restart_p99_ns: self.restart_p99_ns?, late_restarts: self.late_restarts? })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -76,8 +88,14 @@ pub fn validate(l: &ResultLine, asked: &Asked) -> Result<(), String> {
         return Err(format!("runtime is '{}', expected the folder name '{}'", l.runtime, asked.runtime));
     }
     check_params(l, asked)?;
-    if l.checks.received != l.checks.expected {
-        return Err(format!("checks.received {} != checks.expected {}: messages were lost or duplicated", l.checks.received, l.checks.expected));
+    // supervised loses messages by design (its kills); they must be counted, not missing (§4.7).
+    let lost = if b == Bench::Supervised { l.lost.ok_or("lost is missing (supervised)")? } else { 0 };
+    if l.checks.received.checked_add(lost) != Some(l.checks.expected) {
+        return Err(if b == Bench::Supervised {
+            format!("checks.received {} + lost {lost} != checks.expected {}: messages were lost without being counted, or duplicated", l.checks.received, l.checks.expected)
+        } else {
+            format!("checks.received {} != checks.expected {}: messages were lost or duplicated", l.checks.received, l.checks.expected)
+        });
     }
     let (ops, expected) = demanded(l, asked)?;
     if l.ops != ops {
@@ -103,6 +121,7 @@ fn check_params(l: &ResultLine, asked: &Asked) -> Result<(), String> {
                 "procs" => p.procs.map(Value::from),
                 "pairs" => p.pairs.map(Value::from),
                 "seconds" => p.seconds.map(Value::from),
+                "kill_rate" => p.kill_rate.map(Value::from),
                 _ => p.sleep_ms.map(Value::from),
             };
             (name, v.unwrap_or(Value::Null))
@@ -148,6 +167,8 @@ fn demanded(l: &ResultLine, asked: &Asked) -> Result<(u64, u64), String> {
             let rt = l.round_trips.ok_or("round_trips is missing (pairs)")?;
             (rt, 2 * rt)
         }
+        // Messages sent is the program's count (§4.7): what it must agree with is checked above and in the extras.
+        Bench::Supervised => (l.round_trips.ok_or("round_trips is missing (supervised)")?, l.checks.expected),
     })
 }
 
@@ -197,18 +218,47 @@ fn check_extras(l: &ResultLine, asked: &Asked) -> Result<(), String> {
             if min.saturating_mul(p.pairs.unwrap_or(1)) > rt {
                 return Err(format!("min_pair_round_trips {min} × {} pairs exceeds round_trips {rt}", p.pairs.unwrap_or(1)));
             }
-            let want = if l.elapsed_ns > 0 { 2.0 * rt as f64 / (l.elapsed_ns as f64 / 1e9) } else { 0.0 };
-            match l.messages_per_s {
-                Some(v) if (v - want).abs() <= 1e-6 * want.max(1.0) + 1e-3 => Ok(()),
-                Some(v) => Err(format!("messages_per_s is {v}, but messages and elapsed_ns give {want}")),
-                None => Err("messages_per_s is missing (pairs)".into()),
+            check_rate(l.messages_per_s, 2 * rt, l.elapsed_ns, asked.bench)
+        }
+        Bench::Supervised => {
+            let rt = l.round_trips.unwrap_or(0);
+            need_eq("messages", l.messages, l.checks.received)?;
+            let Some(sup) = l.supervision() else {
+                return Err("kills, lost, restart_p50_ns, restart_p99_ns and late_restarts are required (supervised)".into());
+            };
+            // Each of a pair's messages is a ping or a pong, and every pong answers a ping received.
+            if l.checks.received < 2 * rt {
+                return Err(format!("messages delivered {} are fewer than the {} that {rt} round trips take", l.checks.received, 2 * rt));
             }
+            if sup.lost > sup.kills {
+                return Err(format!("lost {} exceeds kills {}: a kill ends one pair, which holds at most one message in flight (spec/MICRO.md §4.7)", sup.lost, sup.kills));
+            }
+            if sup.late_restarts > sup.kills {
+                return Err(format!("late_restarts {} exceeds kills {}", sup.late_restarts, sup.kills));
+            }
+            if sup.kills == 0 && (sup.restart_p50_ns != 0 || sup.restart_p99_ns != 0) {
+                return Err("restart figures without a kill".into());
+            }
+            if sup.restart_p50_ns > sup.restart_p99_ns {
+                return Err(format!("restart_p50_ns {} is above restart_p99_ns {}", sup.restart_p50_ns, sup.restart_p99_ns));
+            }
+            check_rate(l.messages_per_s, l.checks.received, l.elapsed_ns, asked.bench)
         }
         Bench::Idle => {
             need_eq("tasks", l.tasks, p.procs.unwrap_or(0))?;
             need_eq("sleep_ns", l.sleep_ns, p.sleep_ms.unwrap_or(0) * 1_000_000)
         }
         Bench::Pingping | Bench::Pingpong => Ok(()),
+    }
+}
+
+/// `messages_per_s` as `messages` over `elapsed_ns` make it, to a millionth (§7).
+fn check_rate(got: Option<f64>, messages: u64, elapsed_ns: u64, b: Bench) -> Result<(), String> {
+    let want = if elapsed_ns > 0 { messages as f64 / (elapsed_ns as f64 / 1e9) } else { 0.0 };
+    match got {
+        Some(v) if (v - want).abs() <= 1e-6 * want.max(1.0) + 1e-3 => Ok(()),
+        Some(v) => Err(format!("messages_per_s is {v}, but messages and elapsed_ns give {want}")),
+        None => Err(format!("messages_per_s is missing ({b})")),
     }
 }
 
@@ -223,6 +273,7 @@ mod tests {
     const PINGPING: &str = r#"{"schema":1,"bench":"pingping","runtime":"go","params":{"size":5120,"reps":10000,"cores":2},"ops":10000,"elapsed_ns":8123456,"ns_per_op":812.3456,"checks":{"received":20000,"expected":20000},"x_gc":3}"#;
     const PAIRS: &str = r#"{"schema":1,"bench":"pairs","runtime":"go","params":{"cores":2,"pairs":4,"seconds":0.5},"ops":1044890,"elapsed_ns":500041374,"ns_per_op":478.5588664835533,"checks":{"received":2089780,"expected":2089780},"round_trips":1044890,"messages":2089780,"messages_per_s":4179214.1783851665,"min_pair_round_trips":204990}"#;
     const IDLE: &str = r#"{"schema":1,"bench":"idle","runtime":"go","params":{"cores":2,"procs":10000,"sleep_ms":100},"ops":10000,"elapsed_ns":143042904,"ns_per_op":4304.2904,"checks":{"received":10000,"expected":10000},"tasks":10000,"sleep_ns":100000000}"#;
+    const SUPERVISED: &str = r#"{"schema":1,"bench":"supervised","runtime":"go","params":{"cores":2,"pairs":256,"seconds":1,"kill_rate":5},"ops":100000,"elapsed_ns":1000000000,"ns_per_op":10000.0,"checks":{"received":200010,"expected":200013},"round_trips":100000,"messages":200010,"messages_per_s":200010.0,"kills":25,"lost":3,"restart_p50_ns":41000,"restart_p99_ns":180000,"late_restarts":0}"#;
     const SPAWN: &str = r#"{"schema":1,"bench":"spawn","runtime":"go","params":{"cores":2,"procs":100000},"ops":100000,"elapsed_ns":679561218,"ns_per_op":6795.61218,"checks":{"received":200000,"expected":200000},"procs":100000,"ns_per_proc":6795.61218}"#;
 
     fn check(text: &str, bench: Bench, params: MicroParams) -> Result<ResultLine, String> {
@@ -239,6 +290,31 @@ mod tests {
         check(PAIRS, Bench::Pairs, MicroParams { pairs: Some(4), seconds: Some(0.5), ..Default::default() }).unwrap();
         check(IDLE, Bench::Idle, MicroParams { procs: Some(10000), sleep_ms: Some(100), ..Default::default() }).unwrap();
         check(SPAWN, Bench::Spawn, MicroParams { procs: Some(100000), ..Default::default() }).unwrap();
+    }
+
+    fn supervised() -> MicroParams {
+        MicroParams { pairs: Some(256), seconds: Some(1.0), kill_rate: Some(5.0), ..Default::default() }
+    }
+
+    #[test]
+    fn supervised_counts_what_its_kills_lost_and_no_more() {
+        let l = check(SUPERVISED, Bench::Supervised, supervised()).unwrap();
+        assert_eq!(l.supervision(), Some(Supervision { kills: 25, lost: 3, restart_p50_ns: 41000, restart_p99_ns: 180000, late_restarts: 0 }));
+        // A message neither received nor counted lost.
+        let err = check(&SUPERVISED.replace(r#""lost":3"#, r#""lost":2"#), Bench::Supervised, supervised()).unwrap_err();
+        assert!(err.contains("checks.received 200010 + lost 2 != checks.expected 200013"), "{err}");
+        // More lost than kills could lose.
+        let more = SUPERVISED.replace(r#""kills":25"#, r#""kills":2"#);
+        let err = check(&more, Bench::Supervised, supervised()).unwrap_err();
+        assert!(err.contains("lost 3 exceeds kills 2"), "{err}");
+        let err = check(&SUPERVISED.replace(r#","restart_p99_ns":180000"#, ""), Bench::Supervised, supervised()).unwrap_err();
+        assert!(err.contains("late_restarts are required"), "{err}");
+        let err = check(&SUPERVISED.replace(r#""late_restarts":0"#, r#""late_restarts":26"#), Bench::Supervised, supervised()).unwrap_err();
+        assert!(err.contains("late_restarts 26 exceeds kills 25"), "{err}");
+        let err = check(SUPERVISED, Bench::Supervised, MicroParams { kill_rate: Some(20.0), ..supervised() }).unwrap_err();
+        assert!(err.contains("params.kill_rate is 5, but 20.0 was passed"), "{err}");
+        let err = check(&SUPERVISED.replace("200010.0", "200000.0"), Bench::Supervised, supervised()).unwrap_err();
+        assert!(err.contains("messages_per_s is 200000"), "{err}");
     }
 
     #[test]

@@ -106,6 +106,7 @@ fn blank(imp: &Implementation, inv: &Invocation, started_at: String, out: &Outco
         ns_per_op: None,
         messages_per_s: None,
         min_pair_round_trips: None,
+        supervision: None,
         peak_rss_bytes: out.peak_rss_bytes,
         group_rss_peak_bytes: out.group_rss_peak_bytes,
         os_processes_max: out.processes_max,
@@ -131,6 +132,7 @@ fn judge(imp: &Implementation, inv: &Invocation, out: &Outcome, budget_bytes: u6
                     r.ns_per_op = Some(l.ns_per_op);
                     r.messages_per_s = l.messages_per_s;
                     r.min_pair_round_trips = l.min_pair_round_trips;
+                    r.supervision = l.supervision();
                     (MicroStatus::Ok, None, None)
                 }
                 Err(e) => (MicroStatus::Failed, Some(format!("exit 0, but {e}")), Some(SearchStop::Invalid)),

@@ -56,7 +56,7 @@ pub struct Invocation {
     pub cores: u32,
     /// 1-based.
     pub repeat: u32,
-    /// The program's `--timeout`: the profile's watchdog plus the run length of pairs and idle.
+    /// The program's `--timeout`: the profile's watchdog plus the run length of pairs, supervised and idle.
     pub timeout_s: f64,
 }
 
@@ -128,7 +128,7 @@ fn chosen_benches(profile: &MicroProfile, asked: &[String], name: &str) -> Resul
     let mut out = Vec::new();
     for a in asked {
         let Some(b) = Bench::parse(a) else {
-            bail!("--bench {a}: no such benchmark; choose from pingping, pingpong, spawn, maxprocs, pairs, idle");
+            bail!("--bench {a}: no such benchmark; choose from pingping, pingpong, spawn, maxprocs, pairs, idle, supervised");
         };
         if profile.section(b).is_none() {
             bail!("--bench {a}: spec/profiles/micro/{name}.toml has no [{a}] section; add one or pick another profile");
@@ -162,6 +162,10 @@ fn param_sets(b: Bench, s: &Section) -> Vec<MicroParams> {
         Bench::Spawn | Bench::Maxprocs => list(&s.procs).into_iter().map(|n| MicroParams { procs: Some(n), ..Default::default() }).collect(),
         Bench::Pairs => list(&s.pairs).into_iter().map(|p| MicroParams { pairs: Some(p), seconds: s.seconds, ..Default::default() }).collect(),
         Bench::Idle => list(&s.procs).into_iter().map(|n| MicroParams { procs: Some(n), sleep_ms: s.sleep_ms, ..Default::default() }).collect(),
+        Bench::Supervised => list(&s.pairs)
+            .into_iter()
+            .flat_map(|p| s.kill_rate.clone().unwrap_or_default().into_iter().map(move |k| MicroParams { pairs: Some(p), seconds: s.seconds, kill_rate: Some(k), ..Default::default() }))
+            .collect(),
     }
 }
 
@@ -216,12 +220,16 @@ mod tests {
         let first = runs(&plan)[0];
         assert_eq!((first.bench, first.params.procs, first.cores), (Bench::Spawn, Some(1), 2));
         let pairs: Vec<(u64, u32)> = runs(&plan).iter().filter(|i| i.bench == Bench::Pairs).map(|i| (i.params.pairs.unwrap(), i.cores)).collect();
-        assert_eq!(pairs.len(), 6, "1, 16 and 128 pairs at 1 and 2 cores");
+        assert_eq!(pairs.len(), 4, "1 and 128 pairs at 1 and 2 cores");
         assert!(pairs.contains(&(128, 1)) && pairs.contains(&(128, 2)));
         let search = plan.tasks.iter().find_map(|t| if let Task::Search(s) = t { Some(s) } else { None }).unwrap();
-        assert_eq!(search.steps, vec![100_000, 1_000_000]);
+        assert_eq!(search.steps, vec![1_000_000]);
         let pairs_timeout = runs(&plan).iter().find(|i| i.bench == Bench::Pairs).unwrap().timeout_s;
         assert_eq!(pairs_timeout, 61.0);
+        let supervised: Vec<(Option<u64>, Option<f64>)> = runs(&plan).iter().filter(|i| i.bench == Bench::Supervised).map(|i| (i.params.pairs, i.params.kill_rate)).collect();
+        assert_eq!(supervised, [0.0, 1.0, 5.0, 20.0].map(|k| (Some(256), Some(k))), "256 pairs at four kill rates");
+        let key = runs(&plan).iter().find(|i| i.bench == Bench::Supervised).unwrap().key("go");
+        assert_eq!(key, "go/supervised/pairs=256,seconds=1,kill_rate=0/cores=2/1");
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub struct MicroProfile {
     pub maxprocs: Option<Section>,
     pub pairs: Option<Section>,
     pub idle: Option<Section>,
+    pub supervised: Option<Section>,
 }
 
 /// Core counts of a profile or of one benchmark.
@@ -71,6 +72,8 @@ pub struct Section {
     pub pairs: Option<Vec<u64>>,
     pub seconds: Option<f64>,
     pub sleep_ms: Option<u64>,
+    /// supervised: the kill rates swept, percent of the processes a second.
+    pub kill_rate: Option<Vec<f64>>,
     /// maxprocs: the first N of a geometric search (instead of `procs`).
     pub start: Option<u64>,
     /// maxprocs: the factor between steps (default 2).
@@ -90,6 +93,7 @@ impl MicroProfile {
             Bench::Maxprocs => self.maxprocs.as_ref(),
             Bench::Pairs => self.pairs.as_ref(),
             Bench::Idle => self.idle.as_ref(),
+            Bench::Supervised => self.supervised.as_ref(),
         }
     }
 }
@@ -150,6 +154,7 @@ fn check_section(shown: &str, bench: Bench, s: &Section) -> Result<()> {
         ("pairs", s.pairs.is_some()),
         ("seconds", s.seconds.is_some()),
         ("sleep_ms", s.sleep_ms.is_some()),
+        ("kill_rate", s.kill_rate.is_some()),
         ("start", s.start.is_some()),
         ("factor", s.factor.is_some()),
         ("limit", s.limit.is_some()),
@@ -178,6 +183,9 @@ fn check_section(shown: &str, bench: Bench, s: &Section) -> Result<()> {
                 bail!("{shown}: [{bench}] '{field}' is missing (it takes {})", bench.param_names().join(", "));
             }
         }
+    }
+    if s.kill_rate.as_ref().is_some_and(|l| l.is_empty() || l.iter().any(|k| !(0.0..=1000.0).contains(k))) {
+        bail!("{shown}: [{bench}] 'kill_rate' must be a non-empty list of percentages of the processes a second, 0 to 1000 (e.g. kill_rate = [0, 1, 5, 20])");
     }
     if s.seconds.is_some_and(|d| !(d > 0.0 && d.is_finite())) {
         bail!("{shown}: [{bench}] 'seconds' must be above 0 (e.g. seconds = 1)");
@@ -248,6 +256,14 @@ mod tests {
     fn a_parameter_of_another_benchmark_is_refused() {
         let err = parse("p.toml", "description = \"d\"\n[pingpong]\nreps = [1]\nsize = [5]\n").unwrap_err().to_string();
         assert!(err.contains("[pingpong] 'size' is not a parameter of pingpong; it takes reps"), "{err}");
+    }
+
+    #[test]
+    fn a_kill_rate_out_of_range_is_refused() {
+        let err = parse("p.toml", "description = \"d\"\n[supervised]\npairs = [8]\nseconds = 1\nkill_rate = [5, -1]\n").unwrap_err().to_string();
+        assert!(err.contains("[supervised] 'kill_rate' must be a non-empty list of percentages"), "{err}");
+        let err = parse("p.toml", "description = \"d\"\n[pairs]\npairs = [8]\nseconds = 1\nkill_rate = [5]\n").unwrap_err().to_string();
+        assert!(err.contains("[pairs] 'kill_rate' is not a parameter of pairs"), "{err}");
     }
 
     #[test]

@@ -56,8 +56,18 @@ pub fn result_line(r: &MicroRecord) -> String {
             if let Some(b) = r.bytes_per_proc {
                 s.push_str(&format!("  {b:.0} B/proc"));
             }
-            if let Some(m) = r.messages_per_s {
-                s.push_str(&format!("  {:.2} M msg/s (slowest pair {})", m / 1e6, r.min_pair_round_trips.unwrap_or(0)));
+            match (r.messages_per_s, r.supervision) {
+                (Some(m), Some(sup)) => s.push_str(&format!(
+                    "  {:.2} M msg/s, {} killed, {} lost, restart p50 {:.0} µs p99 {:.0} µs ({} first ran after the stop)",
+                    m / 1e6,
+                    sup.kills,
+                    sup.lost,
+                    sup.restart_p50_ns as f64 / 1e3,
+                    sup.restart_p99_ns as f64 / 1e3,
+                    sup.late_restarts
+                )),
+                (Some(m), None) => s.push_str(&format!("  {:.2} M msg/s (slowest pair {})", m / 1e6, r.min_pair_round_trips.unwrap_or(0))),
+                _ => {}
             }
             s
         }

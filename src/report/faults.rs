@@ -5,8 +5,9 @@
 //! the faults and the load beside them), then one table per fault: what the
 //! client that set it off received, how long nobody was served, how long the
 //! others waited, what the load beside it lost, when it was back, and who
-//! started a process again. Absent when the database holds no faults run, so
-//! other reports are unchanged.
+//! started a process again; then the micro-benchmarks' supervised pairs
+//! (spec/MICRO.md §4.7), the paper's future work. Absent when the database
+//! holds neither, so other reports are unchanged.
 
 use super::document::Block;
 use super::micro_charts::{self, Line, Spec};
@@ -21,7 +22,15 @@ use std::path::Path;
 /// colours from its concurrency model, as the report's run `report_run` recorded it, else
 /// (a faults run keeps no manifests) as the manifest in `repository` says, when there is one.
 pub fn append(r: super::Rendered, store: &Store, report_run: i64, repository: Option<&Path>) -> Result<super::Rendered> {
-    let Some(id) = store.latest_faults_run_id()? else { return Ok(r) };
+    // The micro-benchmarks' supervised pairs (spec/MICRO.md §4.7) end the section, or make it alone.
+    let supervised = super::micro::load(store, None)?.map(|d| super::micro::supervision(&d)).unwrap_or_default();
+    let Some(id) = store.latest_faults_run_id()? else {
+        if supervised.is_empty() {
+            return Ok(r);
+        }
+        let head = vec![Block::Heading(2, "When things go wrong".into()), Block::Para("No `concur faults` run in this database: the HTTP servers' faults are not shown.".into())];
+        return Ok(super::append(r, head.into_iter().chain(supervised).collect()));
+    };
     let run = store.load_run(id)?.run;
     let faults = store.faults(id)?;
     let mut models: Vec<(String, crate::impls::Model)> = store.load_run(report_run)?.implementations.iter().map(|i| (i.name.clone(), i.manifest.model)).collect();
@@ -32,41 +41,52 @@ pub fn append(r: super::Rendered, store: &Store, report_run: i64, repository: Op
         }
     }
     let palette = Palette::new(models.iter().map(|(n, m)| (n.as_str(), *m)));
-    Ok(super::append(r, blocks(&run, &faults, &palette)))
+    Ok(super::append(r, blocks(&run, &faults, &palette).into_iter().chain(supervised).collect()))
 }
 
 /// The section's blocks, headed by a level-2 heading.
 pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Block> {
     let setting = |key: &str| run.plan.get(key).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+    // Runs before the short form always measured the capacity after the trials.
+    let asked_after = run.plan.get("capacity_after").and_then(serde_json::Value::as_bool).unwrap_or(true);
     let mut doc = vec![
-        Block::Heading(2, format!("When things go wrong (faults run {}, {})", run.id, run.started_at)),
+        Block::Heading(2, format!("When things go wrong (faults run {}, {}, profile {})", run.id, run.started_at, run.profile)),
         Block::Para(format!(
-            "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200 and \
-             followed through its first seconds at {} GET / a second; then its capacity (GET / in a closed loop of 64 connections) and, on \
+            "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200{}; then its capacity (GET / in a closed loop of 64 connections) and, on \
              the same server, a trial without a fault (the baseline) and one fault at a time, each beside an open loop of GET / at {} \
-             from {:.1} s before the fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms; last the \
-             capacity again. Nothing is prescribed: what the runtime and its community's usual supervisor do is the result. Outage: from \
+             from {:.1} s before the fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms{}. Nothing is prescribed: what the runtime and its community's usual supervisor do is the result. Outage: from \
              the first probe that failed to the first answered after the last failure (none failed: 0; \"not again\": still failing when \
              the trial ended). Longest wait: the longest a probe sent after the fault waited, how long the others were stalled. Back \
              after: from the fault to the first second of the load that answered at least 95% of its rate with a p99 within twice \
              the baseline's worst second after its first (and at least 1 ms above it). Where the process died and the runtime has \
              no supervisor of its own, concur \
              started it again as systemd's Restart=always would. One trial each: a shape, not a figure to two digits.",
-            thousands(setting("warmup_rate") as u64),
+            if setting("warmup_s") > 0.0 {
+                format!(" and followed through its first seconds at {} GET / a second", thousands(setting("warmup_rate") as u64))
+            } else {
+                " (this profile follows no warm-up curve)".to_string()
+            },
             match run.plan.get("rate").and_then(serde_json::Value::as_f64) {
                 Some(rate) => format!("a fixed {} a second", thousands(rate as u64)),
                 None => format!("{:.0}% of that capacity", setting("share") * 100.0),
             },
             setting("before_s"),
             setting("after_s"),
-            setting("probe_every_ms")
+            setting("probe_every_ms"),
+            if asked_after { "; last the capacity again" } else { " (this profile, a short form, does not measure the capacity again after them)" }
         )),
     ];
+    if !run.notes.is_empty() {
+        doc.push(Block::List(run.notes.clone()));
+    }
     let header = ["Implementation", "Cores", "Ready (ms)", "RSS then (MiB)", "p99 by second from the first 200 (ms)", "Capacity (req/s)", "after the faults", "Load (req/s)", "Baseline p99, worst second (ms)"];
     let mut start = Table::new("Start-up, capacity and the load beside the faults", &header).labels(2).text_column(4);
     for f in faults {
         let l = &f.load;
-        let p99s: Vec<String> = l.warmup.iter().map(|s| s.p99_us.map_or("none answered".to_string(), |us| format!("{:.1}", us as f64 / 1000.0))).collect();
+        let mut p99s: Vec<String> = l.warmup.iter().map(|s| s.p99_us.map_or("none answered".to_string(), |us| format!("{:.1}", us as f64 / 1000.0))).collect();
+        if p99s.is_empty() {
+            p99s.push("not followed".into());
+        }
         let baseline = f.trials.iter().find(|t| t.fault == crate::faults::BASELINE);
         let baseline = baseline.and_then(|t| crate::faults::recovery::reference_ms(&t.timeline)).map_or("-".to_string(), |ms| format!("{ms:.1}"));
         start.row(vec![
@@ -76,7 +96,11 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
             mib(f.start_up.rss_bytes),
             p99s.join(", "),
             thousands(l.capacity_before.round() as u64),
-            l.capacity_after.map_or("not serving".to_string(), |c| thousands(c.round() as u64)),
+            match l.capacity_after {
+                Some(c) => thousands(c.round() as u64),
+                None if asked_after => "not serving".to_string(),
+                None => "not measured".to_string(),
+            },
             thousands(l.rate.round() as u64),
             baseline,
         ]);

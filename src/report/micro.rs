@@ -260,6 +260,78 @@ fn pairs(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
     doc.push(Block::Table(t));
 }
 
+/// The paper's future work (SAC 2018, §5), which the supervised benchmark answers.
+pub const FUTURE_WORK: &str = "It would also be interesting to study the performance overheads of providing fault tolerance and of recovering from faults, another key server capability.";
+
+/// The supervised benchmark (spec/MICRO.md §4.7): messages a second against the kill rate, one
+/// chart per pair count, and a table of what the kills cost; empty when the run has none. Shown
+/// in the report's "When things go wrong", beside the HTTP servers' faults.
+pub fn supervision(d: &MicroData) -> Vec<Block> {
+    let names = measured(d);
+    let rates: Vec<f64> = {
+        let mut v: Vec<f64> = d.results.iter().filter(|r| r.bench == "supervised").filter_map(|r| r.params.kill_rate).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v
+    };
+    let ps = values(d, "supervised", |r| r.params.pairs);
+    if rates.is_empty() || ps.is_empty() {
+        return Vec::new();
+    }
+    let mut doc = vec![
+        Block::Heading(3, format!("Processes that crash under a supervisor (micro run {}, {})", d.run.id, d.run.profile)),
+        Block::Para(format!(
+            "The SAC 2018 paper's future work (its §5): \"{FUTURE_WORK}\" The pairs of its Figure 5 under each runtime's own supervision \
+             (spec/MICRO.md §4.7: OTP supervisors, Pekko's restart strategy, a supervising goroutine, task or thread per pair, a structured \
+             scope), while a killer ends K% of the processes a second by the runtime's own way of ending one from outside; a killed \
+             process's pair is started again as a whole. Messages: delivered a second, across every generation of every pair. Restart: \
+             from the kill to the replacement's first instruction (median, 99th percentile); where replacements first ran only after the \
+             run's end (\"ran after the stop\"), the scheduler kept them from running while the other pairs were busy, and the latency \
+             says how long that was, not what a restart costs. Lost: counted sent, never received; at most one per kill. One cold \
+             process per point on {} CPU(s), medians over repeats.",
+            d.run.environment.logical_cpus
+        )),
+    ];
+    let palette = palette(d);
+    let pick = |n: &str, c: u32, p: u64, k: f64, f: &dyn Fn(&MicroRecord) -> Option<f64>| {
+        median(d, n, "supervised", Some(c), |x| x.params.pairs == Some(p) && x.params.kill_rate == Some(k), |x| f(x))
+    };
+    let cores = values(d, "supervised", |r| Some(r.cores as u64));
+    for &c in &cores {
+        for &p in &ps {
+            let title = format!("{p} supervised pairs on {c} core(s): messages a second against the kill rate");
+            let lines = names
+                .iter()
+                .map(|n| Line { name: n.clone(), style: palette.style(n), points: rates.iter().filter_map(|&k| pick(n, c as u32, p, k, &|x| x.messages_per_s).map(|v| (k, v))).collect(), mark: None })
+                .filter(|l| !l.points.is_empty())
+                .collect();
+            doc.push(Block::Chart(micro_charts::draw(&Spec { title: &title, x_desc: "processes killed a second (%)", y_desc: "messages/s", log_x: false, log_y: false, lines })));
+            let header = ["Implementation", "Killed a second (%)", "M msg/s", "Killed", "Lost", "Restart p50 (ms)", "p99 (ms)", "Replacements first run after the stop"];
+            let mut t = Table::new(format!("{p} supervised pairs on {c} core(s)"), &header).labels(2).note("Medians over repeats, each figure on its own.");
+            let ms = |v: Option<f64>| v.map_or("–".to_string(), |ns| format!("{:.2}", ns / 1e6));
+            for n in &names {
+                for &k in &rates {
+                    let Some(mps) = pick(n, c as u32, p, k, &|x| x.messages_per_s) else { continue };
+                    let sup = |f: fn(&crate::store::micro::Supervision) -> u64| pick(n, c as u32, p, k, &|x| x.supervision.as_ref().map(|s| f(s) as f64));
+                    let count = |v: Option<f64>| v.map_or("–".to_string(), |v| thousands(v.round() as u64));
+                    t.row(vec![
+                        n.clone(),
+                        format!("{k}"),
+                        format!("{:.2}", mps / 1e6),
+                        count(sup(|s| s.kills)),
+                        count(sup(|s| s.lost)),
+                        ms(sup(|s| s.restart_p50_ns)),
+                        ms(sup(|s| s.restart_p99_ns)),
+                        count(sup(|s| s.late_restarts)),
+                    ]);
+                }
+            }
+            doc.push(Block::Table(t));
+        }
+    }
+    doc
+}
+
 /// The "memory of N idle tasks" table: peak RSS, wall time and bytes per task.
 fn idle(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
     let ns = values(d, "idle", |r| r.params.procs);
@@ -320,6 +392,7 @@ mod tests {
             ns_per_op: None,
             messages_per_s: Some(mps),
             min_pair_round_trips: None,
+            supervision: None,
             peak_rss_bytes: 1 << 20,
             group_rss_peak_bytes: 1 << 20,
             os_processes_max: 1,

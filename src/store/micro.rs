@@ -85,6 +85,9 @@ pub struct MicroParams {
     /// Each idle task's sleep (idle).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sleep_ms: Option<u64>,
+    /// Processes killed per second, in percent of the 2P (supervised).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kill_rate: Option<f64>,
 }
 
 /// How an invocation ended.
@@ -142,6 +145,8 @@ pub struct MicroRecord {
     pub messages_per_s: Option<f64>,
     /// pairs only: the slowest pair's round trips (a fairness indicator).
     pub min_pair_round_trips: Option<u64>,
+    /// supervised only (spec/MICRO.md §4.7): what the killer did and what it cost.
+    pub supervision: Option<Supervision>,
     /// The kernel's peak RSS of the program (`ru_maxrss` from `wait4`), bytes (spec/MICRO.md §6).
     pub peak_rss_bytes: u64,
     /// Peak of the process group's summed RSS, sampled every 50 ms (what the budget watches).
@@ -156,6 +161,20 @@ pub struct MicroRecord {
     pub line: Option<String>,
     /// The last lines of the program's stderr.
     pub stderr_tail: String,
+}
+
+/// What a supervised run's killer did, and what the supervision made of it (spec/MICRO.md §4.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Supervision {
+    /// Processes killed.
+    pub kills: u64,
+    /// Messages counted sent and never received.
+    pub lost: u64,
+    /// From a kill to its replacement's first run: median and 99th percentile, nanoseconds (0 without kills).
+    pub restart_p50_ns: u64,
+    pub restart_p99_ns: u64,
+    /// Kills whose replacement first ran after the stop: the latencies then measure the run's end.
+    pub late_restarts: u64,
 }
 
 /// Why a maximum-processes search stopped (spec/MICRO.md §4.4).
@@ -208,7 +227,18 @@ pub struct SearchRecord {
 
 const COLUMNS: &str = "key, implementation, bench, params, size, reps, procs, pairs, seconds, sleep_ms, cores, repeat, started_at,
     status, reason, exit_code, signal, wall_s, ops, elapsed_ns, ns_per_op, messages_per_s, min_pair_round_trips,
-    peak_rss_bytes, group_rss_peak_bytes, os_processes_max, baseline_rss_bytes, bytes_per_proc, line, stderr_tail";
+    peak_rss_bytes, group_rss_peak_bytes, os_processes_max, baseline_rss_bytes, bytes_per_proc, line, stderr_tail,
+    kill_rate, kills, lost, restart_p50_ns, restart_p99_ns, late_restarts";
+
+/// Schema version 17: the supervised benchmark's kill rate and what it cost (spec/MICRO.md §4.7).
+pub const SUPERVISED_MIGRATION: &str = "
+ALTER TABLE micro_results ADD COLUMN kill_rate REAL;
+ALTER TABLE micro_results ADD COLUMN kills INTEGER;
+ALTER TABLE micro_results ADD COLUMN lost INTEGER;
+ALTER TABLE micro_results ADD COLUMN restart_p50_ns INTEGER;
+ALTER TABLE micro_results ADD COLUMN restart_p99_ns INTEGER;
+ALTER TABLE micro_results ADD COLUMN late_restarts INTEGER;
+";
 
 impl Store {
     /// Writes one micro result, committed before this returns.
@@ -219,8 +249,9 @@ impl Store {
             "INSERT INTO micro_results (run_id, {COLUMNS}) VALUES (:run_id, :key, :implementation, :bench, :params, :size, :reps, :procs, :pairs,
                 :seconds, :sleep_ms, :cores, :repeat, :started_at, :status, :reason, :exit_code, :signal, :wall_s, :ops, :elapsed_ns,
                 :ns_per_op, :messages_per_s, :min_pair_round_trips, :peak_rss_bytes, :group_rss_peak_bytes, :os_processes_max,
-                :baseline_rss_bytes, :bytes_per_proc, :line, :stderr_tail)"
+                :baseline_rss_bytes, :bytes_per_proc, :line, :stderr_tail, :kill_rate, :kills, :lost, :restart_p50_ns, :restart_p99_ns, :late_restarts)"
         );
+        let sup = r.supervision;
         self.conn
             .execute(
                 &sql,
@@ -234,6 +265,8 @@ impl Store {
                     ":peak_rss_bytes": r.peak_rss_bytes as i64, ":group_rss_peak_bytes": r.group_rss_peak_bytes as i64,
                     ":os_processes_max": r.os_processes_max, ":baseline_rss_bytes": i(r.baseline_rss_bytes),
                     ":bytes_per_proc": r.bytes_per_proc, ":line": r.line, ":stderr_tail": r.stderr_tail,
+                    ":kill_rate": p.kill_rate, ":kills": i(sup.map(|s| s.kills)), ":lost": i(sup.map(|s| s.lost)),
+                    ":restart_p50_ns": i(sup.map(|s| s.restart_p50_ns)), ":restart_p99_ns": i(sup.map(|s| s.restart_p99_ns)), ":late_restarts": i(sup.map(|s| s.late_restarts)),
                 },
             )
             .with_context(|| format!("writing micro result {} to {}", r.key, self.path.display()))?;
@@ -307,6 +340,10 @@ fn record_from_row(r: &Row) -> rusqlite::Result<MicroRecord> {
         ns_per_op: r.get("ns_per_op")?,
         messages_per_s: r.get("messages_per_s")?,
         min_pair_round_trips: u("min_pair_round_trips")?,
+        supervision: match (u("kills")?, u("lost")?, u("restart_p50_ns")?, u("restart_p99_ns")?, u("late_restarts")?) {
+            (Some(kills), Some(lost), Some(restart_p50_ns), Some(restart_p99_ns), Some(late_restarts)) => Some(Supervision { kills, lost, restart_p50_ns, restart_p99_ns, late_restarts }),
+            _ => None,
+        },
         peak_rss_bytes: u("peak_rss_bytes")?.unwrap_or(0),
         group_rss_peak_bytes: u("group_rss_peak_bytes")?.unwrap_or(0),
         os_processes_max: r.get("os_processes_max")?,
@@ -341,6 +378,7 @@ mod tests {
             ns_per_op: Some(1000.0),
             messages_per_s: None,
             min_pair_round_trips: None,
+            supervision: None,
             peak_rss_bytes: 5 << 20,
             group_rss_peak_bytes: 5 << 20,
             os_processes_max: 1,
@@ -372,10 +410,15 @@ mod tests {
         let store = Store::open(&dir.path().join("r.db")).unwrap();
         let id = run_id(&store);
         let (a, b) = (record("a", MicroStatus::Ok), record("b", MicroStatus::Budget));
+        let mut c = record("c", MicroStatus::Ok);
+        c.bench = "supervised".into();
+        c.params = MicroParams { pairs: Some(256), seconds: Some(1.0), kill_rate: Some(5.0), ..Default::default() };
+        c.supervision = Some(Supervision { kills: 25, lost: 3, restart_p50_ns: 41_000, restart_p99_ns: 180_000, late_restarts: 2 });
         store.insert_micro(id, &a).unwrap();
         store.insert_micro(id, &b).unwrap();
+        store.insert_micro(id, &c).unwrap();
         assert!(store.insert_micro(id, &a).is_err(), "a key is stored once per run");
-        assert_eq!(store.micro_results(id).unwrap(), vec![a, b]);
+        assert_eq!(store.micro_results(id).unwrap(), vec![a, b, c]);
         let s = SearchRecord { implementation: "go".into(), cores: 2, repeat: 1, largest_n: Some(1_000_000), stop: SearchStop::KilledAtBudget, detail: "N=2000000".into(), budget_bytes: 8 << 30 };
         store.put_micro_search(id, &s).unwrap();
         assert_eq!(store.micro_searches(id).unwrap(), vec![s]);

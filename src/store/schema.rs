@@ -29,6 +29,7 @@ pub const MIGRATIONS: &[&str] = &[
     super::held::CEILING_MIGRATION,
     super::faults::MIGRATION,
     super::faults::LOAD_MIGRATION,
+    super::micro::SUPERVISED_MIGRATION,
 ];
 
 const V1: &str = "
@@ -222,6 +223,9 @@ const UNDO: &[&str] = &[
      ALTER TABLE fault_results DROP COLUMN capacity_after; ALTER TABLE fault_results DROP COLUMN warmup_rate; \
      ALTER TABLE fault_results DROP COLUMN warmup; ALTER TABLE fault_trials DROP COLUMN fault_at_ms; \
      ALTER TABLE fault_trials DROP COLUMN recovery_ms; ALTER TABLE fault_trials DROP COLUMN timeline;",
+    "ALTER TABLE micro_results DROP COLUMN kill_rate; ALTER TABLE micro_results DROP COLUMN kills; \
+     ALTER TABLE micro_results DROP COLUMN lost; ALTER TABLE micro_results DROP COLUMN restart_p50_ns; \
+     ALTER TABLE micro_results DROP COLUMN restart_p99_ns; ALTER TABLE micro_results DROP COLUMN late_restarts;",
 ];
 
 /// Turns a file at the latest version into what a concur of `version` (4 or later) left.

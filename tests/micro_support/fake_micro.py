@@ -23,6 +23,7 @@ USED = {
     "maxprocs": ["procs"],
     "pairs": ["pairs", "seconds"],
     "idle": ["procs", "sleep_ms"],
+    "supervised": ["pairs", "seconds", "kill_rate"],
 }
 
 
@@ -66,7 +67,7 @@ def main():
     cores = int(f.get("cores", os.environ.get("CONCUR_CORES", "1")))
     params = {"cores": cores}
     for name in USED[bench]:
-        params[name] = float(f[name]) if name == "seconds" else int(f[name])
+        params[name] = float(f[name]) if name in ("seconds", "kill_rate") else int(f[name])
     procs = params.get("procs", 0)
     if mode == "limited" and procs > int(os.environ.get("FAKE_LIMIT", "500")):
         sys.stderr.write(f"fake: cannot create process {os.environ.get('FAKE_LIMIT', '500')}+1: process limit reached\n")
@@ -96,6 +97,12 @@ def main():
         line.update(round_trips=ops, messages=2 * ops, messages_per_s=2 * ops / (elapsed / 1e9), min_pair_round_trips=1000)
     if bench == "idle":
         line.update(tasks=procs, sleep_ns=params["sleep_ms"] * 1000000)
+    if bench == "supervised":
+        # Kills at the asked rate over the run; each loses a message, as a kill between a ping and its pong does.
+        kills = int(params["kill_rate"] / 100 * 2 * params["pairs"] * params["seconds"])
+        line["checks"]["expected"] = received + kills
+        line.update(round_trips=ops, messages=received, messages_per_s=received / (elapsed / 1e9), kills=kills, lost=kills,
+                    restart_p50_ns=40000 if kills else 0, restart_p99_ns=90000 if kills else 0, late_restarts=0)
     print(json.dumps(line))
     del held
 

@@ -16,6 +16,13 @@ pub fn write_fake(root: &Path, args: &str) {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::create_dir_all(root.join("spec/static")).unwrap();
     std::fs::create_dir_all(root.join("spec/profiles")).unwrap();
+    // `concur faults` reads its profile (full by default) from the repository it measures.
+    let faults = root.join("spec/profiles/faults");
+    std::fs::create_dir_all(&faults).unwrap();
+    for name in ["full", "quick"] {
+        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("spec/profiles/faults/{name}.toml"));
+        std::fs::copy(shipped, faults.join(format!("{name}.toml"))).unwrap();
+    }
     std::fs::write(dir.join("server.py"), SERVER_PY).unwrap();
     let manifest = format!(
         "name = \"fake\"\nlanguage = \"Python\"\nruntime = \"CPython\"\nversion = \"python3 --version\"\nframework = \"http.server\"\nmodel = \"os-threads\"\n\

@@ -40,6 +40,50 @@ struct msg mailbox_recv(struct mailbox *m)
 	return msg;
 }
 
+/* supervised's children run with cancellation disabled, so that a
+ * pthread_cancel never lands in stdio or while a lock is held; a wait is
+ * the one place where it is acted on (pthread_cond_wait is a cancellation
+ * point). A cancelled pthread_cond_wait re-acquires the mutex before the
+ * thread's cleanup handlers run: the handler pushed here unlocks it, and
+ * pthread_cleanup_pop(1) is the unlock of the normal way out. */
+static void unlock_mutex(void *mu)
+{
+	pthread_mutex_unlock(mu);
+}
+
+static void wait_cancellable(struct mailbox *m)
+{
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	pthread_cond_wait(&m->changed, &m->mu);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+}
+
+void mailbox_send_cancellable(struct mailbox *m, struct msg msg)
+{
+	pthread_mutex_lock(&m->mu);
+	pthread_cleanup_push(unlock_mutex, &m->mu);
+	while (m->full)
+		wait_cancellable(m);
+	m->slot = msg;
+	m->full = 1;
+	pthread_cond_signal(&m->changed);
+	pthread_cleanup_pop(1);
+}
+
+struct msg mailbox_recv_cancellable(struct mailbox *m)
+{
+	struct msg msg;
+	pthread_mutex_lock(&m->mu);
+	pthread_cleanup_push(unlock_mutex, &m->mu);
+	while (!m->full)
+		wait_cancellable(m);
+	msg = m->slot;
+	m->full = 0;
+	pthread_cond_signal(&m->changed);
+	pthread_cleanup_pop(1);
+	return msg;
+}
+
 void counter_init(struct counter *c)
 {
 	pthread_mutex_init(&c->mu, NULL);

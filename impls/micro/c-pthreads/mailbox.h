@@ -39,6 +39,11 @@ void mailbox_init(struct mailbox *m);
 void mailbox_destroy(struct mailbox *m);
 void mailbox_send(struct mailbox *m, struct msg msg);
 struct msg mailbox_recv(struct mailbox *m);
+/* The same for a thread that runs with cancellation disabled and may be
+ * ended by pthread_cancel (supervised): cancellation is enabled only while
+ * it waits, and a cancelled wait leaves the mutex unlocked. */
+void mailbox_send_cancellable(struct mailbox *m, struct msg msg);
+struct msg mailbox_recv_cancellable(struct mailbox *m);
 
 void counter_init(struct counter *c);
 void counter_post(struct counter *c);

@@ -13,7 +13,7 @@
 
 pthread_attr_t micro_thread_attr;
 
-static const char *const bench_names[] = {"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle"};
+static const char *const bench_names[] = {"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle", "supervised"};
 
 static _Noreturn void usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -80,6 +80,15 @@ static double seconds_arg(const char *flag, const char *v)
 	return s;
 }
 
+static double kill_rate_arg(const char *flag, const char *v)
+{
+	char *end;
+	double k = strtod(v, &end);
+	if (end == v || *end != '\0' || !(k >= 0) || k > 1000)
+		usage("%s: '%s' is not a percentage from 0 to 1000 of the processes killed per second (e.g. %s 5)", flag, v, flag);
+	return k;
+}
+
 static void set_flag(struct config *cfg, const char *flag, const char *v)
 {
 	if (!strcmp(flag, "--size"))
@@ -98,6 +107,8 @@ static void set_flag(struct config *cfg, const char *flag, const char *v)
 		cfg->seconds = seconds_arg(flag, v);
 	else if (!strcmp(flag, "--timeout"))
 		cfg->timeout = seconds_arg(flag, v);
+	else if (!strcmp(flag, "--kill-rate"))
+		cfg->kill_rate = kill_rate_arg(flag, v);
 	else
 		usage("unknown flag '%s' (see spec/MICRO.md §2)", flag);
 }
@@ -110,7 +121,7 @@ static struct config parse_args(int argc, char **argv)
 	if (env_cores && *env_cores)
 		cfg.cores = int_arg("CONCUR_CORES", env_cores, 1);
 	if (argc < 2)
-		usage("the first argument must be a benchmark: pingping, pingpong, spawn, maxprocs, pairs or idle (e.g. ./micro pingping --reps 10000)");
+		usage("the first argument must be a benchmark: pingping, pingpong, spawn, maxprocs, pairs, idle or supervised (e.g. ./micro pingping --reps 10000)");
 	cfg.bench_name = NULL;
 	for (size_t i = 0; i < sizeof bench_names / sizeof *bench_names; i++)
 		if (!strcmp(argv[1], bench_names[i])) {
@@ -118,7 +129,7 @@ static struct config parse_args(int argc, char **argv)
 			cfg.bench_name = bench_names[i];
 		}
 	if (!cfg.bench_name)
-		usage("unknown benchmark '%s': one of pingping, pingpong, spawn, maxprocs, pairs, idle", argv[1]);
+		usage("unknown benchmark '%s': one of pingping, pingpong, spawn, maxprocs, pairs, idle, supervised", argv[1]);
 	for (int i = 2; i < argc; i++) {
 		for (int j = 2; j < i; j++)
 			if (!strcmp(argv[i], argv[j]) && !strncmp(argv[i], "--", 2))
@@ -165,6 +176,18 @@ static void *watchdog(void *arg)
 	fail("timeout after %g s in %s", cfg->timeout, cfg->bench_name);
 }
 
+/* A decimal parameter echoed as given (§7): 15 significant digits, which
+ * read back as the same double for any decimal typed with at most 15
+ * (0.1, not 0.10000000000000001; 1.2345678, not %g's 1.23457), else 17. */
+static void print_number(double x)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%.15g", x);
+	if (strtod(buf, NULL) != x)
+		snprintf(buf, sizeof buf, "%.17g", x);
+	fputs(buf, stdout);
+}
+
 static void print_params(const struct config *cfg, long cores)
 {
 	switch (cfg->bench) {
@@ -172,7 +195,16 @@ static void print_params(const struct config *cfg, long cores)
 	case PINGPONG: printf("\"reps\":%ld", cfg->reps); break;
 	case SPAWN:
 	case MAXPROCS: printf("\"procs\":%ld", cfg->procs); break;
-	case PAIRS: printf("\"pairs\":%ld,\"seconds\":%g", cfg->pairs, cfg->seconds); break;
+	case PAIRS:
+		printf("\"pairs\":%ld,\"seconds\":", cfg->pairs);
+		print_number(cfg->seconds);
+		break;
+	case SUPERVISED:
+		printf("\"pairs\":%ld,\"seconds\":", cfg->pairs);
+		print_number(cfg->seconds);
+		fputs(",\"kill_rate\":", stdout);
+		print_number(cfg->kill_rate);
+		break;
 	case IDLE: printf("\"procs\":%ld,\"sleep_ms\":%ld", cfg->procs, cfg->sleep_ms); break;
 	}
 	printf(",\"cores\":%ld", cores);
@@ -190,16 +222,22 @@ static void print_result(const struct config *cfg, long cores, const struct resu
 		printf(",\"round_trips\":%ld,\"messages\":%ld,\"messages_per_s\":%.6f,\"min_pair_round_trips\":%ld",
 		       r->round_trips, 2 * r->round_trips, 2 * r->round_trips / (r->elapsed_ns / 1e9),
 		       r->min_pair_round_trips);
+	if (cfg->bench == SUPERVISED)
+		printf(",\"round_trips\":%ld,\"messages\":%ld,\"messages_per_s\":%.6f,\"kills\":%ld,\"lost\":%ld"
+		       ",\"restart_p50_ns\":%lld,\"restart_p99_ns\":%lld,\"late_restarts\":%ld",
+		       r->round_trips, r->received, r->received / (r->elapsed_ns / 1e9), r->kills, r->lost,
+		       (long long)r->restart_p50_ns, (long long)r->restart_p99_ns, r->late_restarts);
 	if (cfg->bench == IDLE)
 		printf(",\"tasks\":%ld,\"sleep_ns\":%lld", cfg->procs, (long long)cfg->sleep_ms * 1000000);
 	printf("}\n");
 }
 
 /* The final check of spec §3.1, then the line. ns_per_op is 0 when no op
- * completed (pairs with no round trip, §4.5): JSON has no infinity. */
+ * completed (pairs with no round trip, §4.5): JSON has no infinity.
+ * supervised loses messages by design and checks its losses itself (§4.7). */
 static void report(const struct config *cfg, long cores, struct result *r)
 {
-	if (r->received != r->expected)
+	if (cfg->bench != SUPERVISED && r->received != r->expected)
 		fail("%s: received %ld messages, expected %ld", cfg->bench_name, r->received, r->expected);
 	if (r->ns_per_op < 0)
 		r->ns_per_op = r->ops > 0 ? (double)r->elapsed_ns / r->ops : 0;
@@ -229,6 +267,7 @@ int main(int argc, char **argv)
 	case MAXPROCS: bench_spawn(&cfg, &r); break;
 	case PAIRS: bench_pairs(&cfg, &r); break;
 	case IDLE: bench_idle(&cfg, &r); break;
+	case SUPERVISED: bench_supervised(&cfg, &r); break;
 	}
 	report(&cfg, cores, &r);
 	/* Dormant or idle threads are finished; exit without joining the watchdog. */

@@ -7,13 +7,14 @@
 #include <pthread.h>
 #include <stdint.h>
 
-enum bench { PINGPING, PINGPONG, SPAWN, MAXPROCS, PAIRS, IDLE };
+enum bench { PINGPING, PINGPONG, SPAWN, MAXPROCS, PAIRS, IDLE, SUPERVISED };
 
 struct config {
 	enum bench bench;
 	const char *bench_name;
 	long size, reps, procs, pairs, sleep_ms, cores;
 	double seconds, timeout;
+	double kill_rate; /* percent of the 2P killed per second (supervised) */
 	int drop_one;
 };
 
@@ -23,6 +24,9 @@ struct result {
 	double ns_per_op; /* elapsed_ns / ops unless the bench sets it */
 	long received, expected;
 	long round_trips, min_pair_round_trips; /* pairs */
+	long kills, lost;                       /* supervised */
+	int64_t restart_p50_ns, restart_p99_ns;
+	long late_restarts; /* kills whose replacement first ran after the stop */
 };
 
 /* Every thread the benchmarks start: a 64 KiB stack instead of glibc's
@@ -39,5 +43,6 @@ void bench_pingpong(const struct config *cfg, struct result *r);
 void bench_spawn(const struct config *cfg, struct result *r);
 void bench_pairs(const struct config *cfg, struct result *r);
 void bench_idle(const struct config *cfg, struct result *r);
+void bench_supervised(const struct config *cfg, struct result *r);
 
 #endif

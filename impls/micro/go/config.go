@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var benches = []string{"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle"}
+var benches = []string{"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle", "supervised"}
 
 type config struct {
 	bench   string
@@ -20,7 +20,8 @@ type config struct {
 	reps    int           // --reps: exchanges (pingping) or round trips (pingpong)
 	procs   int           // --procs: processes of spawn, maxprocs and idle
 	pairs   int           // --pairs: communicating pairs
-	seconds float64       // --seconds: run length of pairs
+	seconds float64       // --seconds: run length of pairs and supervised
+	kill    float64       // --kill-rate: kills per second, in percent of the 2P (supervised)
 	sleep   time.Duration // --sleep-ms: each idle task's sleep
 	cores   int           // --cores: GOMAXPROCS
 	timeout time.Duration // --timeout: the watchdog of §3.2
@@ -89,6 +90,8 @@ func (cfg *config) set(flag, v string) error {
 		cfg.cores, err = positiveInt(flag, v)
 	case "--seconds":
 		cfg.seconds, err = positiveSeconds(flag, v)
+	case "--kill-rate":
+		cfg.kill, err = killRate(flag, v)
 	case "--timeout":
 		var s float64
 		s, err = positiveSeconds(flag, v)
@@ -119,6 +122,14 @@ func positiveSeconds(name, v string) (float64, error) {
 		return 0, usagef("%s: '%s' is not a number of seconds > 0 (e.g. %s 0.5)", name, v, name)
 	}
 	return s, nil
+}
+
+func killRate(name, v string) (float64, error) {
+	k, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(k >= 0) || k > 1000 {
+		return 0, usagef("%s: '%s' is not a percentage >= 0 and <= 1000 (e.g. %s 5)", name, v, name)
+	}
+	return k, nil
 }
 
 func isBench(s string) bool {

@@ -46,6 +46,8 @@ func runBench(cfg config) (*result, error) {
 		return spawn(cfg)
 	case "pairs":
 		return pairs(cfg)
+	case "supervised":
+		return supervised(cfg)
 	default:
 		return idle(cfg)
 	}

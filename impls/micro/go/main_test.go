@@ -50,6 +50,8 @@ var small = map[string][]string{
 	"maxprocs": {"--procs", "300"},
 	"pairs":    {"--pairs", "3", "--seconds", "0.1"},
 	"idle":     {"--procs", "300", "--sleep-ms", "20"},
+	// No --kill-rate: the default 0, so --drop-one must fail (§4.7).
+	"supervised": {"--pairs", "3", "--seconds", "0.1"},
 }
 
 func TestEveryBenchPrintsOneValidJSONLine(t *testing.T) {
@@ -90,6 +92,7 @@ func checkCommonFields(t *testing.T, bench string, r map[string]any) {
 	want := map[string][]string{
 		"pingping": {"size", "reps"}, "pingpong": {"reps"}, "spawn": {"procs"},
 		"maxprocs": {"procs"}, "pairs": {"pairs", "seconds"}, "idle": {"procs", "sleep_ms"},
+		"supervised": {"pairs", "seconds", "kill_rate"},
 	}[bench]
 	if len(params) != len(want)+1 {
 		t.Errorf("params = %v, want exactly %v and cores", params, want)
@@ -98,6 +101,8 @@ func checkCommonFields(t *testing.T, bench string, r map[string]any) {
 		"spawn": {"procs", "ns_per_proc"}, "maxprocs": {"procs", "ns_per_proc"},
 		"pairs": {"round_trips", "messages", "messages_per_s", "min_pair_round_trips"},
 		"idle":  {"tasks", "sleep_ns"},
+		"supervised": {"round_trips", "messages", "messages_per_s", "kills", "lost",
+			"restart_p50_ns", "restart_p99_ns", "late_restarts"},
 	}[bench]
 	for _, f := range append(extra, "ns_per_op") {
 		if _, ok := r[f]; !ok {
@@ -135,6 +140,9 @@ func TestBadArgumentsExitWith2(t *testing.T) {
 		{}, {"pingpang"}, {"pingping", "--reps", "10k"}, {"pingping", "--reps", "0"},
 		{"pairs", "--seconds", "-1"}, {"spawn", "--procs"}, {"spawn", "--frobs", "1"},
 		{"spawn", "--procs", "1", "--procs", "2"},
+		{"supervised", "--kill-rate", "-1"}, {"supervised", "--kill-rate", "1000.5"},
+		{"supervised", "--kill-rate", "5%"}, {"supervised", "--kill-rate", "NaN"},
+		{"supervised", "--kill-rate"}, {"pairs", "--kill-rate", "x"},
 	} {
 		stdout, stderr, code := runProgram(t, args...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, "micro:") {

@@ -10,7 +10,8 @@ defmodule MicroTest do
     "spawn" => "--procs 300",
     "maxprocs" => "--procs 300",
     "pairs" => "--pairs 3 --seconds 0.1",
-    "idle" => "--procs 300 --sleep-ms 20"
+    "idle" => "--procs 300 --sleep-ms 20",
+    "supervised" => "--pairs 3 --seconds 0.2 --kill-rate 0"
   }
 
   @params %{
@@ -19,7 +20,8 @@ defmodule MicroTest do
     "spawn" => ~w(cores procs),
     "maxprocs" => ~w(cores procs),
     "pairs" => ~w(cores pairs seconds),
-    "idle" => ~w(cores procs sleep_ms)
+    "idle" => ~w(cores procs sleep_ms),
+    "supervised" => ~w(cores kill_rate pairs seconds)
   }
 
   @extra_fields %{
@@ -28,7 +30,9 @@ defmodule MicroTest do
     "spawn" => ~w(procs ns_per_proc),
     "maxprocs" => ~w(procs ns_per_proc),
     "pairs" => ~w(round_trips messages messages_per_s min_pair_round_trips),
-    "idle" => ~w(tasks sleep_ns)
+    "idle" => ~w(tasks sleep_ns),
+    "supervised" =>
+      ~w(round_trips messages messages_per_s kills lost restart_p50_ns restart_p99_ns late_restarts)
   }
 
   for {bench, args} <- @small do
@@ -51,7 +55,8 @@ defmodule MicroTest do
 
   # spec §3.3: one lost message makes every benchmark exit 1 with an empty
   # stdout, through its checks (pingping) or its watchdog (the others). The
-  # six runs go in parallel, since five of them wait for the watchdog.
+  # seven runs go in parallel, since six of them wait for the watchdog.
+  # supervised runs with no killer here: a kill of pair 0 would end its wait.
   @tag timeout: 120_000
   test "--drop-one makes every benchmark exit 1 with nothing on stdout" do
     @small
@@ -81,7 +86,11 @@ defmodule MicroTest do
         {"pairs --seconds -1", "--seconds"},
         {"idle --sleep-ms 1.5", "--sleep-ms"},
         {"spawn --bogus 1", "unknown flag '--bogus'"},
-        {"spawn --drop-one=yes", "--drop-one takes no value"}
+        {"spawn --drop-one=yes", "--drop-one takes no value"},
+        {"supervised --kill-rate 1001", "--kill-rate: '1001' is not a number >= 0 and <= 1000"},
+        {"supervised --kill-rate -1", "--kill-rate: '-1'"},
+        {"supervised --kill-rate 5%", "(e.g. --kill-rate 5)"},
+        {"pairs --kill-rate", "--kill-rate: missing value"}
       ] do
     test "bad arguments exit 2: '#{args}'" do
       {code, stdout, stderr} = run(unquote(args))
@@ -133,6 +142,13 @@ defmodule MicroTest do
                Micro.Args.parse(~w(pairs --seconds 0.5 --sleep-ms 0), "", 1)
 
       assert {:error, _} = Micro.Args.parse(~w(pairs --seconds 1e9), "", 1)
+    end
+
+    test "the kill rate: 0 by default, a decimal, ignored by other benchmarks" do
+      assert {:ok, %{kill_rate: 0}} = Micro.Args.parse(~w(supervised), "", 1)
+      assert {:ok, %{kill_rate: 2.5}} = Micro.Args.parse(~w(supervised --kill-rate 2.5), "", 1)
+      assert {:ok, %{kill_rate: 1000}} = Micro.Args.parse(~w(supervised --kill-rate 1000), "", 1)
+      assert {:ok, %{bench: :spawn}} = Micro.Args.parse(~w(spawn --kill-rate 5), "", 1)
     end
   end
 
@@ -225,6 +241,132 @@ defmodule MicroTest do
     assert result["ns_per_op"] == 0
     assert result["messages_per_s"] == 0
     assert result["checks"] == %{"received" => 0, "expected" => 0}
+  end
+
+  describe "supervised (spec §4.7)" do
+    test "with kills: every kill replaced, the tree still exchanging" do
+      # 2P = 8 processes at 200 % a second: a kill every 62.5 ms, 7 in 0.5 s.
+      {0, stdout, ""} = run("supervised --cores 1 --pairs 4 --seconds 0.5 --kill-rate 200")
+      result = stdout |> String.trim_trailing() |> JsonLine.decode()
+
+      assert %{"params" => %{"pairs" => 4, "seconds" => 0.5, "kill_rate" => 200}} = result
+      assert result["kills"] > 0 and result["kills"] <= 7
+      assert result["restart_p50_ns"] > 0
+      assert result["restart_p99_ns"] >= result["restart_p50_ns"]
+      assert result["round_trips"] > 0 and result["ops"] == result["round_trips"]
+      assert result["lost"] <= result["kills"]
+      assert result["late_restarts"] >= 0 and result["late_restarts"] <= result["kills"]
+      assert result["messages"] == result["checks"]["received"]
+      assert result["checks"]["received"] + result["lost"] == result["checks"]["expected"]
+    end
+
+    test "without kills: nothing lost, no restart figures" do
+      {0, stdout, ""} = run("supervised --cores 2 --pairs 2 --seconds 0.2 --kill-rate 0")
+      result = stdout |> String.trim_trailing() |> JsonLine.decode()
+
+      assert %{"kills" => 0, "lost" => 0, "restart_p50_ns" => 0, "restart_p99_ns" => 0} = result
+      assert result["late_restarts"] == 0
+      assert result["round_trips"] > 0
+      assert result["checks"]["received"] == result["checks"]["expected"]
+      assert result["messages"] == 2 * result["round_trips"]
+    end
+
+    # The test process is main: it starts the tree, kills B of pair 1 by
+    # hand, and sees the whole pair restarted, both processes new.
+    test "a pair killed by hand (one role) restarts as a whole pair" do
+      alias Micro.Supervised
+      # The pair supervisor's report of the kill, dropped as the escript does.
+      sasl = {&:logger_filters.domain/2, {:stop, :sub, [:otp, :sasl]}}
+      :ok = :logger.add_primary_filter(:supervised_test, sasl)
+      on_exit(fn -> :logger.remove_primary_filter(:supervised_test) end)
+
+      tree = Supervised.start(2, 0, false)
+      starts = Supervised.collect_starts(%{}, 4)
+      Supervised.release(tree, starts, 2)
+
+      [a0, b0, a1, b1] = for i <- 0..1, role <- [:a, :b], do: Supervised.current(starts, i, role)
+      assert Supervised.holder(1, :b) == b1
+      assert wait_until(fn -> round_trips(tree, 1) > 0 end)
+
+      Process.exit(b1, :kill)
+      starts = Supervised.collect_starts(starts, 2)
+      new_a1 = Supervised.current(starts, 1, :a)
+      new_b1 = Supervised.current(starts, 1, :b)
+
+      assert new_a1 not in [a1, b1] and new_b1 not in [a1, b1]
+      refute Process.alive?(a1) or Process.alive?(b1)
+      assert Process.alive?(new_a1) and Process.alive?(new_b1)
+      assert Process.alive?(a0) and Process.alive?(b0)
+      refute_received {:started, 0, _, _, _, _}
+
+      # The new pair starts from ping(1) without a go and keeps exchanging.
+      before = round_trips(tree, 1)
+      assert wait_until(fn -> round_trips(tree, 1) > before + 100 end)
+      [ps, pr, gs, gr] = tree.counters |> Supervised.read_counters(2) |> Enum.at(1)
+      # One message lost to the kill at most, one in flight as they are read.
+      assert ps - pr + (gs - gr) <= 2
+
+      for a <- [a0, new_a1], do: send(a, :stop)
+      for i <- 0..1, do: assert_receive({:stopped, ^i, _}, 5000)
+      Supervisor.stop(tree.top)
+    end
+
+    # §4.7's end: a replacement that first runs after the stop reports it,
+    # ends at once without a message, and is not started again.
+    test "a pair restarted after the stop ends at once, not started again" do
+      alias Micro.Supervised
+      sasl = {&:logger_filters.domain/2, {:stop, :sub, [:otp, :sasl]}}
+      :ok = :logger.add_primary_filter(:supervised_test_late, sasl)
+      on_exit(fn -> :logger.remove_primary_filter(:supervised_test_late) end)
+
+      tree = Supervised.start(2, 0, false)
+      starts = Supervised.collect_starts(%{}, 4)
+      Supervised.release(tree, starts, 2)
+      assert wait_until(fn -> round_trips(tree, 1) > 0 end)
+
+      # The stop, with :stop sent to pair 0 only, so that pair 1 still runs.
+      Supervised.stop(tree, starts, 1)
+      assert_receive({:stopped, 0, _}, 5000)
+      [a1, b1] = for role <- [:a, :b], do: Supervised.current(starts, 1, role)
+      Process.exit(b1, :kill)
+
+      starts = Supervised.collect_starts(starts, 2)
+      new_a1 = Supervised.current(starts, 1, :a)
+      new_b1 = Supervised.current(starts, 1, :b)
+      assert new_a1 not in [a1, b1] and new_b1 not in [a1, b1]
+      for role <- [:a, :b], do: assert({_, _, true} = starts[{1, role}] |> Enum.max())
+
+      # Both end (A at once, B on A's :stop) and stay ended.
+      assert wait_until(fn -> not (Process.alive?(new_a1) or Process.alive?(new_b1)) end)
+      Process.sleep(50)
+      refute_received {:started, _, _, _, _, _}
+      {1, pair1, _, _} = List.keyfind(Supervisor.which_children(tree.top), 1, 0)
+      assert %{active: 0} = Supervisor.count_children(pair1)
+
+      # The late pair sent nothing: at most the kill's message was lost.
+      Supervisor.stop(tree.top)
+      [ps, pr, gs, gr] = tree.counters |> Supervised.read_counters(2) |> Enum.at(1)
+      assert ps - pr + (gs - gr) <= 1
+    end
+
+    test "restart percentiles are nearest-rank" do
+      assert Micro.Supervised.nearest_rank([], 50) == 0
+      assert Micro.Supervised.nearest_rank([7], 99) == 7
+      assert Micro.Supervised.nearest_rank(Enum.to_list(1..100), 50) == 50
+      assert Micro.Supervised.nearest_rank(Enum.to_list(1..100), 99) == 99
+      assert Micro.Supervised.nearest_rank(Enum.to_list(1..10), 99) == 10
+    end
+  end
+
+  defp round_trips(tree, i),
+    do: tree.counters |> Micro.Supervised.read_counters(i + 1) |> Enum.at(i) |> Enum.at(3)
+
+  defp wait_until(fun, ms \\ 5000) do
+    cond do
+      fun.() -> true
+      ms <= 0 -> false
+      true -> Process.sleep(5) && wait_until(fun, ms - 5)
+    end
   end
 
   defp run(args, env \\ [{~c"CONCUR_CORES", false}]) do

@@ -1,5 +1,6 @@
 %% Concur's process micro-benchmarks (spec/MICRO.md) on plain BEAM processes:
-%% spawn, ! and receive, nothing from OTP's behaviours. One benchmark per run,
+%% spawn, ! and receive; OTP's supervisor only where the benchmark is about
+%% supervision (supervised). One benchmark per run,
 %% one JSON line on stdout; exit 1 when a message was lost, a count is wrong
 %% or the runtime failed, exit 2 on a bad argument.
 %%
@@ -38,6 +39,7 @@ bench(Cfg = #{bench := pingpong}) -> micro_latency:pingpong(Cfg);
 bench(Cfg = #{bench := spawn}) -> micro_spawn:spawn_dormant(Cfg);
 bench(Cfg = #{bench := maxprocs}) -> micro_spawn:spawn_dormant(Cfg);
 bench(Cfg = #{bench := pairs}) -> micro_pairs:pairs(Cfg);
+bench(Cfg = #{bench := supervised}) -> micro_supervised:supervised(Cfg);
 bench(Cfg = #{bench := idle}) -> micro_spawn:idle(Cfg).
 
 %% The watchdog of spec §3.2 runs at high priority so that a flood of

@@ -4,9 +4,10 @@
 -module(micro_args).
 -export([parse/3]).
 
--define(BENCHES, ["pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle"]).
+-define(BENCHES, ["pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle",
+                  "supervised"]).
 -define(FLAGS, ["--size", "--reps", "--procs", "--pairs", "--seconds", "--sleep-ms",
-                "--cores", "--timeout", "--drop-one"]).
+                "--kill-rate", "--cores", "--timeout", "--drop-one"]).
 
 -spec parse([string()], string(), pos_integer()) -> {ok, map()} | {error, iolist()}.
 parse(Args, EnvCores, CpuCores) ->
@@ -22,7 +23,7 @@ defaults(EnvCores, CpuCores) ->
                 _ -> value(positive_int, "CONCUR_CORES", EnvCores)
             end,
     #{size => 5120, reps => 10000, procs => 10000, pairs => 4, seconds => 1,
-      sleep_ms => 1000, cores => Cores, timeout => 300, drop_one => false}.
+      sleep_ms => 1000, kill_rate => 0, cores => Cores, timeout => 300, drop_one => false}.
 
 parse_args([Bench | Flags], Cfg) ->
     case lists:member(Bench, ?BENCHES) of
@@ -62,6 +63,7 @@ flag("--cores") -> {cores, positive_int};
 flag("--seconds") -> {seconds, seconds};
 flag("--timeout") -> {timeout, seconds};
 flag("--sleep-ms") -> {sleep_ms, natural};
+flag("--kill-rate") -> {kill_rate, percent};
 flag("--drop-one") -> drop_one;
 flag(_) -> unknown.
 
@@ -71,6 +73,7 @@ example("--procs") -> "10000";
 example("--pairs") -> "4";
 example("--seconds") -> "0.5";
 example("--sleep-ms") -> "1000";
+example("--kill-rate") -> "5";
 example("--cores") -> "2";
 example("--timeout") -> "300".
 
@@ -89,6 +92,12 @@ value(seconds, Name, V) ->
     case to_number(V) of
         S when is_number(S), S > 0, S =< 1000000 -> S;
         _ -> bad(Name, V, "a number of seconds > 0")
+    end;
+%% Percent of the processes a second (supervised, spec §4.7).
+value(percent, Name, V) ->
+    case to_number(V) of
+        K when is_number(K), K >= 0, K =< 1000 -> K;
+        _ -> bad(Name, V, "a number >= 0 and <= 1000")
     end.
 
 bad("CONCUR_CORES", V, What) ->

@@ -8,8 +8,9 @@
                 {"pingpong", "--reps 500"},
                 {"spawn", "--procs 300"},
                 {"maxprocs", "--procs 300"},
-                {"pairs", "--pairs 3 --seconds 0.1"},
-                {"idle", "--procs 300 --sleep-ms 20"}]).
+                {"pairs", "--pairs 3 --seconds 0.1 --kill-rate 5"}, % accepted, ignored
+                {"idle", "--procs 300 --sleep-ms 20"},
+                {"supervised", "--pairs 3 --seconds 0.1"}]).
 
 %% Every benchmark prints one valid JSON line and exits 0.
 every_bench_prints_one_json_line_test_() ->
@@ -37,11 +38,15 @@ params("pingping") -> [<<"size">>, <<"reps">>];
 params("pingpong") -> [<<"reps">>];
 params("pairs") -> [<<"pairs">>, <<"seconds">>];
 params("idle") -> [<<"procs">>, <<"sleep_ms">>];
+params("supervised") -> [<<"pairs">>, <<"seconds">>, <<"kill_rate">>];
 params(_) -> [<<"procs">>].
 
 extra_fields("pairs") -> [<<"round_trips">>, <<"messages">>, <<"messages_per_s">>,
                           <<"min_pair_round_trips">>];
 extra_fields("idle") -> [<<"tasks">>, <<"sleep_ns">>];
+extra_fields("supervised") -> [<<"round_trips">>, <<"messages">>, <<"messages_per_s">>, <<"kills">>,
+                               <<"lost">>, <<"restart_p50_ns">>, <<"restart_p99_ns">>,
+                               <<"late_restarts">>];
 extra_fields("pingping") -> [];
 extra_fields("pingpong") -> [];
 extra_fields(_) -> [<<"procs">>, <<"ns_per_proc">>].
@@ -76,6 +81,11 @@ bad_arguments_exit_2_test_() ->
                          {"pairs --seconds -1", "--seconds"},
                          {"idle --sleep-ms 1.5", "--sleep-ms"},
                          {"spawn --bogus 1", "unknown flag '--bogus'"},
+                         {"supervised --kill-rate -1",
+                          "--kill-rate: '-1' is not a number >= 0 and <= 1000 \\(e.g. --kill-rate 5\\)"},
+                         {"supervised --kill-rate 1000.5", "--kill-rate: '1000.5'"},
+                         {"supervised --kill-rate 5%", "--kill-rate: '5%'"},
+                         {"supervised --kill-rate", "--kill-rate: missing value"},
                          {"spawn --drop-one=yes", "--drop-one takes no value"}]].
 
 bad_concur_cores_exits_2_test() ->
@@ -105,7 +115,12 @@ parse_test_() ->
      ?_assertMatch({ok, #{cores := 1}}, micro_args:parse(["spawn", "--cores", "1"], "3", 4)),
      ?_assertMatch({ok, #{seconds := 0.5, sleep_ms := 0}},
                    micro_args:parse(["pairs", "--seconds", "0.5", "--sleep-ms", "0"], "", 1)),
-     ?_assertMatch({error, _}, micro_args:parse(["pairs", "--seconds", "1e9"], "", 1))].
+     ?_assertMatch({error, _}, micro_args:parse(["pairs", "--seconds", "1e9"], "", 1)),
+     ?_assertMatch({ok, #{bench := supervised, kill_rate := 0}}, micro_args:parse(["supervised"], "", 1)),
+     ?_assertMatch({ok, #{kill_rate := 0.5}},
+                   micro_args:parse(["supervised", "--kill-rate", "0.5"], "", 1)),
+     ?_assertMatch({ok, #{kill_rate := 1000}},
+                   micro_args:parse(["supervised", "--kill-rate=1000"], "", 1))].
 
 %% spec §4.1: a payload of 64 bytes or less is copied into the receiver's
 %% heap, a larger one is shared. process_info(_, binary) lists the
@@ -257,3 +272,167 @@ pairs_with_no_round_trip_print_zeros_test() ->
     ?assertEqual(0.0, float(maps:get(<<"ns_per_op">>, Result))),
     ?assertEqual(0.0, float(maps:get(<<"messages_per_s">>, Result))),
     ?assertEqual(#{<<"received">> => 0, <<"expected">> => 0}, maps:get(<<"checks">>, Result)).
+
+%% --- supervised (spec §4.7) ----------------------------------------------
+
+%% Kills at 1000% of the 16 processes a second: about 80 in half a second,
+%% some on a pair still restarting. Every kill is replaced (the restart
+%% figures are measured, so above 0), some of them perhaps only after the
+%% stop (late_restarts), and the run can only end because every pair
+%% stopped: its current A completed a round trip after the stop flag, or
+%% was a replacement that first ran after it.
+supervised_with_kills_test_() ->
+    {timeout, 60, fun() ->
+        {0, Stdout, <<>>} = run("supervised --pairs 8 --seconds 0.5 --kill-rate 1000 --cores 2"),
+        R = supervised_line(Stdout),
+        #{<<"kills">> := Kills, <<"lost">> := Lost, <<"round_trips">> := RoundTrips,
+          <<"restart_p50_ns">> := P50, <<"restart_p99_ns">> := P99, <<"late_restarts">> := Late} = R,
+        ?assertEqual(#{<<"pairs">> => 8, <<"seconds">> => 0.5, <<"kill_rate">> => 1000,
+                       <<"cores">> => 2}, maps:get(<<"params">>, R)),
+        ?assert(Kills > 0 andalso Kills < 80),
+        ?assert(Lost =< Kills),
+        ?assert(is_integer(Late) andalso 0 =< Late andalso Late =< Kills),
+        ?assert(0 < P50 andalso P50 =< P99),
+        ?assert(RoundTrips > 0)
+    end}.
+
+supervised_without_kills_loses_nothing_test_() ->
+    {timeout, 60, fun() ->
+        {0, Stdout, <<>>} = run("supervised --pairs 4 --seconds 0.2 --kill-rate 0 --cores 1"),
+        R = supervised_line(Stdout),
+        ?assertMatch(#{<<"kills">> := 0, <<"lost">> := 0, <<"late_restarts">> := 0,
+                       <<"restart_p50_ns">> := 0, <<"restart_p99_ns">> := 0}, R),
+        ?assert(maps:get(<<"round_trips">>, R) > 0)
+    end}.
+
+%% The line's own arithmetic, as concur checks it.
+supervised_line(Stdout) ->
+    [Line, <<>>] = binary:split(Stdout, <<"\n">>),
+    R = #{<<"ops">> := Ops, <<"elapsed_ns">> := Elapsed, <<"round_trips">> := RoundTrips,
+          <<"messages">> := Messages, <<"lost">> := Lost,
+          <<"checks">> := #{<<"received">> := Received, <<"expected">> := Expected}} = decode(Line),
+    ?assertEqual(RoundTrips, Ops),
+    ?assertEqual(Received, Messages),
+    ?assertEqual(Expected, Received + Lost),
+    ?assert(abs(maps:get(<<"ns_per_op">>, R) - Elapsed / Ops) < 0.001),
+    ?assert(abs(maps:get(<<"messages_per_s">>, R) - Messages / (Elapsed / 1.0e9)) < 0.001),
+    R.
+
+%% One process of a pair killed by hand: its supervisor ends the other and
+%% starts both again, new processes that report as restarts, while the
+%% other pair keeps its processes. The new A needs no go and starts again
+%% from ping 1 (its new B checks that), and the new pair exchanges.
+a_pair_killed_in_one_role_restarts_as_a_whole_test() ->
+    logger:set_module_level(supervisor, none), % the report of the kill
+    Counts = counters:new(8, []),
+    Phase = atomics:new(1, []),
+    Env = #{main => self(), killer => self(), counts => Counts, phase => Phase,
+            holders => ets:new(holders, [public]), drop_one => false},
+    {ok, Top, Sups} = micro_supervised:start_tree(2, 10, Env),
+    Old = maps:from_list([receive {ready, I, Role, Pid} -> {{I, Role}, Pid} end
+                          || _ <- lists:seq(1, 4)]),
+    atomics:put(Phase, 1, 1),
+    [maps:get({I, a}, Old) ! go || I <- [0, 1]],
+    Watch = [monitor(process, maps:get({0, Role}, Old)) || Role <- [a, b]],
+
+    exit(maps:get({0, b}, Old), kill),
+    [receive {'DOWN', Ref, process, _, Why} -> ?assertEqual(killed, Why) after 5000 -> error(alive) end
+     || Ref <- Watch],
+    New = maps:from_list([receive {started, 0, Role, Pid, _T, false} -> {Role, Pid} after 5000 -> error(not_restarted) end
+                          || _ <- [a, b]]),
+    [?assertNotEqual(maps:get({0, Role}, Old), maps:get(Role, New)) || Role <- [a, b]],
+    [?assertEqual(maps:get(Role, New), micro_supervised:holder(element(1, Sups), Role)) || Role <- [a, b]],
+    [?assertEqual(maps:get({1, Role}, Old), micro_supervised:holder(element(2, Sups), Role)) || Role <- [a, b]],
+    Before = counters:get(Counts, 4),
+    timer:sleep(50),
+    ?assert(counters:get(Counts, 4) > Before),
+
+    atomics:put(Phase, 1, 2),
+    [receive {stopped, I} -> ok after 5000 -> error({not_stopped, I}) end || I <- [0, 1]],
+    ok = gen_server:stop(Top),
+    logger:unset_module_level(supervisor).
+
+%% A pair whose replacements first run after the stop (its supervisor held
+%% back until then): both report their start as late and end at once, the
+%% late A tells main that its pair stopped, and the supervisor does not start
+%% them again (transient children, normal exits). The other pair stops at
+%% its next round trip.
+a_replacement_that_runs_after_the_stop_ends_at_once_test() ->
+    logger:set_module_level(supervisor, none),
+    Phase = atomics:new(1, []),
+    Env = #{main => self(), killer => self(), counts => counters:new(8, []), phase => Phase,
+            holders => ets:new(holders, [public]), drop_one => false},
+    {ok, Top, Sups} = micro_supervised:start_tree(2, 10, Env),
+    Old = maps:from_list([receive {ready, I, Role, Pid} -> {{I, Role}, Pid} end
+                          || _ <- lists:seq(1, 4)]),
+    atomics:put(Phase, 1, 1),
+    [maps:get({I, a}, Old) ! go || I <- [0, 1]],
+
+    Sup = element(1, Sups),
+    erlang:suspend_process(Sup),
+    Ref = monitor(process, maps:get({0, a}, Old)),
+    exit(maps:get({0, a}, Old), kill),
+    receive {'DOWN', Ref, process, _, killed} -> ok after 5000 -> error(alive) end,
+    atomics:put(Phase, 1, 2),
+    erlang:resume_process(Sup),
+
+    Late = [receive {started, 0, Role, Pid, _T, Late} -> {Role, Pid, Late} after 5000 -> error(not_restarted) end
+            || _ <- [a, b]],
+    ?assertEqual([{a, true}, {b, true}], lists:sort([{Role, L} || {Role, _, L} <- Late])),
+    Stopped = lists:sort([receive {stopped, I} -> I after 5000 -> error({not_stopped, I}) end
+                          || I <- [0, 1]]),
+    ?assertEqual([0, 1], Stopped),
+    [begin
+         M = monitor(process, Pid),
+         receive {'DOWN', M, process, _, Why} -> ?assert(Why =:= normal orelse Why =:= noproc)
+         after 5000 -> error({still_running, Role}) end
+     end || {Role, Pid, _} <- Late],
+    ?assertEqual([{a, undefined}, {b, undefined}],
+                 lists:sort([{Role, Pid} || {Role, Pid, worker, _} <- supervisor:which_children(Sup)])),
+    receive {started, _, _, _, _, _} = Again -> error({started_again, Again}) after 100 -> ok end,
+    ok = gen_server:stop(Top),
+    logger:unset_module_level(supervisor).
+
+%% The program's own check (spec §4.7): at most one message lost per kill,
+%% none without a kill.
+supervised_checks_lost_against_kills_test_() ->
+    Line = fun(Totals, Kills) ->
+               micro_supervised:result(#{pairs => 1, seconds => 1, kill_rate => 5}, 1000000000,
+                                       Totals, [{N, false} || N <- lists:seq(1, Kills)])
+           end,
+    [?_assertEqual(ok, micro_result:verify(Line({10, 10, 10, 10}, 0))),
+     ?_assertEqual(ok, micro_result:verify(Line({11, 10, 10, 10}, 1))),
+     ?_assertMatch({error, _}, micro_result:verify(Line({11, 10, 10, 10}, 0))),
+     ?_assertMatch({error, _}, micro_result:verify(Line({11, 10, 11, 10}, 1))),
+     ?_assertMatch(#{ops := 10, round_trips := 10, messages := 20, lost := 1, kills := 1,
+                     late_restarts := 0, checks := #{received := 20, expected := 21}},
+                   Line({11, 10, 10, 10}, 1))].
+
+%% late_restarts counts the kills whose replacement first ran after the stop;
+%% the latencies are all the kills', late or not (sorted for the percentiles).
+supervised_counts_late_restarts_test() ->
+    R = micro_supervised:result(#{pairs => 1, seconds => 1, kill_rate => 5}, 1000000000,
+                                {13, 10, 10, 10}, [{30, true}, {10, false}, {20, true}]),
+    ?assertMatch(#{kills := 3, late_restarts := 2, lost := 3,
+                   restart_p50_ns := 20, restart_p99_ns := 30}, R).
+
+%% Kills and starts of one role, both ascending: each kill is replaced by
+%% the first start after it, which may replace several kills (a kill that
+%% hit a process its pair's supervisor was already ending), and is late when
+%% that start was.
+each_kill_is_replaced_by_the_first_start_after_it_test_() ->
+    [?_assertEqual([{5, false}, {15, true}, {5, true}],
+                   micro_supervised:restarts([10, 20, 30], [{5, false}, {15, false}, {35, true}])),
+     ?_assertEqual([{5, true}, {3, true}],
+                   micro_supervised:restarts([10, 12], [{1, false}, {15, true}, {16, true}])),
+     ?_assertEqual([], micro_supervised:restarts([], [{1, false}]))].
+
+restart_latency_is_the_nearest_rank_test_() ->
+    Hundred = lists:seq(1, 100),
+    [?_assertEqual(0, micro_supervised:percentile(50, [])),
+     ?_assertEqual(7, micro_supervised:percentile(99, [7])),
+     ?_assertEqual(1, micro_supervised:percentile(50, [1, 2])),
+     ?_assertEqual(2, micro_supervised:percentile(99, [1, 2])),
+     ?_assertEqual(50, micro_supervised:percentile(50, Hundred)),
+     ?_assertEqual(99, micro_supervised:percentile(99, Hundred)),
+     ?_assertEqual(100, micro_supervised:percentile(99, lists:seq(1, 101)))].

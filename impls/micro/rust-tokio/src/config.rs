@@ -11,6 +11,7 @@ pub enum Bench {
     Maxprocs,
     Pairs,
     Idle,
+    Supervised,
 }
 
 impl Bench {
@@ -22,6 +23,7 @@ impl Bench {
             Bench::Maxprocs => "maxprocs",
             Bench::Pairs => "pairs",
             Bench::Idle => "idle",
+            Bench::Supervised => "supervised",
         }
     }
 }
@@ -44,15 +46,18 @@ pub struct Config {
     /// Processes of spawn, maxprocs and idle
     #[arg(long, default_value_t = 10000, value_parser = clap::value_parser!(u64).range(1..))]
     pub procs: u64,
-    /// Communicating pairs
+    /// Communicating pairs (pairs, supervised)
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
     pub pairs: u64,
-    /// Run length of pairs, in seconds
+    /// Run length of pairs and supervised, in seconds
     #[arg(long, default_value_t = 1.0, value_parser = positive_seconds)]
     pub seconds: f64,
     /// Each idle task's sleep, in milliseconds
     #[arg(long = "sleep-ms", default_value_t = 1000)]
     pub sleep_ms: u64,
+    /// supervised's killer: processes killed per second, in percent of the 2P
+    #[arg(long = "kill-rate", default_value_t = 0.0, allow_negative_numbers = true, value_parser = kill_rate)]
+    pub kill_rate: f64,
     /// Worker threads of the tokio runtime
     #[arg(long, env = "CONCUR_CORES", default_value_t = available_cores(), value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub cores: u64,
@@ -68,6 +73,15 @@ fn positive_seconds(v: &str) -> Result<f64, String> {
     match v.parse::<f64>() {
         Ok(s) if s > 0.0 && s <= 1e6 => Ok(s),
         _ => Err(format!("'{v}' is not a number of seconds > 0 (e.g. 0.5)")),
+    }
+}
+
+fn kill_rate(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(k) if (0.0..=1000.0).contains(&k) => Ok(k),
+        _ => Err(format!(
+            "'{v}' is not a percentage >= 0 and <= 1000 (e.g. --kill-rate 5)"
+        )),
     }
 }
 

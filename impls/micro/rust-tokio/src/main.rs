@@ -7,6 +7,7 @@ mod latency;
 mod pairs;
 mod report;
 mod spawn;
+mod supervised;
 
 use clap::Parser;
 use config::{Bench, Config};
@@ -15,7 +16,7 @@ use std::process::exit;
 use std::time::Duration;
 
 fn main() {
-    let cfg = Config::parse();
+    let cfg = Config::try_parse().unwrap_or_else(|e| usage(e));
     arm_watchdog(cfg.bench, cfg.timeout);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cfg.cores as usize)
@@ -43,7 +44,25 @@ async fn run(cfg: Config) -> Report {
         Bench::Spawn | Bench::Maxprocs => spawn::spawn(&cfg).await,
         Bench::Pairs => pairs::pairs(&cfg).await,
         Bench::Idle => spawn::idle(&cfg).await,
+        Bench::Supervised => supervised::supervised(&cfg).await,
     }
+}
+
+/// A usage error is one line on stderr naming the argument and the fix,
+/// and exit 2 (spec §2): clap's first paragraph, without its usage and tips.
+/// --help and --version print as clap prints them.
+fn usage(e: clap::Error) -> ! {
+    if !e.use_stderr() {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    let first: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    eprintln!("micro: {}", first.join(" ").trim_start_matches("error: "));
+    exit(2)
 }
 
 /// A lost message leaves a task waiting forever; the watchdog turns that

@@ -10,6 +10,9 @@ pub struct Report {
     pub elapsed: Duration,
     pub received: u64,
     pub expected: u64,
+    /// Messages counted sent and never received: supervised's kills lose
+    /// them by design (spec §4.7); 0 for every other benchmark.
+    pub lost: u64,
     /// ns_per_op when it is not elapsed / ops (idle).
     pub ns_per_op: Option<f64>,
     /// The benchmark's own fields (procs, round_trips, …).
@@ -23,15 +26,20 @@ impl Report {
             elapsed,
             received,
             expected,
+            lost: 0,
             ns_per_op: None,
             extra: json!({}),
         }
     }
 
     pub fn verify(&self, cores: u64, workers: usize) -> Result<(), String> {
-        if self.received != self.expected {
+        if self.received + self.lost != self.expected {
+            let lost = match self.lost {
+                0 => String::new(),
+                n => format!(" and lost {n}"),
+            };
             return Err(format!(
-                "received {} messages, expected {}",
+                "received {} messages{lost}, expected {}",
                 self.received, self.expected
             ));
         }
@@ -76,6 +84,9 @@ fn params(cfg: &Config, workers: usize) -> Value {
         Bench::Spawn | Bench::Maxprocs => json!({"procs": cfg.procs}),
         Bench::Pairs => json!({"pairs": cfg.pairs, "seconds": cfg.seconds}),
         Bench::Idle => json!({"procs": cfg.procs, "sleep_ms": cfg.sleep_ms}),
+        Bench::Supervised => {
+            json!({"pairs": cfg.pairs, "seconds": cfg.seconds, "kill_rate": cfg.kill_rate})
+        }
     };
     p["cores"] = json!(workers);
     p

@@ -12,6 +12,7 @@ const SMALL: &[(&str, &[&str])] = &[
     ("maxprocs", &["--procs", "300"]),
     ("pairs", &["--pairs", "3", "--seconds", "0.1"]),
     ("idle", &["--procs", "300", "--sleep-ms", "20"]),
+    ("supervised", &["--pairs", "3", "--seconds", "0.1"]),
 ];
 
 struct Outcome {
@@ -39,6 +40,7 @@ fn params_of(bench: &str) -> &'static [&'static str] {
         "pingpong" => &["reps", "cores"],
         "spawn" | "maxprocs" => &["procs", "cores"],
         "pairs" => &["pairs", "seconds", "cores"],
+        "supervised" => &["pairs", "seconds", "kill_rate", "cores"],
         _ => &["procs", "sleep_ms", "cores"],
     }
 }
@@ -53,6 +55,16 @@ fn extras_of(bench: &str) -> &'static [&'static str] {
             "min_pair_round_trips",
         ],
         "idle" => &["tasks", "sleep_ns"],
+        "supervised" => &[
+            "round_trips",
+            "messages",
+            "messages_per_s",
+            "kills",
+            "lost",
+            "restart_p50_ns",
+            "restart_p99_ns",
+            "late_restarts",
+        ],
         _ => &[],
     }
 }
@@ -84,6 +96,90 @@ fn every_bench_prints_one_valid_json_line() {
         assert!(r["ops"].as_u64().unwrap() > 0);
         assert_eq!(r["checks"]["received"], r["checks"]["expected"]);
     }
+}
+
+fn number(r: &Value, field: &str) -> u64 {
+    r[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{field} in {r}"))
+}
+
+/// What concur checks of a supervised line (spec §4.7, §7).
+fn supervised_line(args: &[&str]) -> Value {
+    let out = micro(args);
+    assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    let r: Value = serde_json::from_str(&out.stdout).expect("a JSON line");
+    let (received, expected) = (
+        number(&r["checks"], "received"),
+        number(&r["checks"], "expected"),
+    );
+    let (kills, lost) = (number(&r, "kills"), number(&r, "lost"));
+    assert_eq!(received + lost, expected, "{r}");
+    assert!(lost <= kills, "{r}");
+    // An integer, so >= 0; at most one per kill.
+    assert!(number(&r, "late_restarts") <= kills, "{r}");
+    assert_eq!(r["ops"], r["round_trips"]);
+    assert_eq!(r["messages"], r["checks"]["received"]);
+    let elapsed = number(&r, "elapsed_ns") as f64;
+    let rate = r["messages_per_s"].as_f64().unwrap();
+    let want = received as f64 / (elapsed / 1e9);
+    assert!((rate - want).abs() <= 1e-6 * want.max(1.0), "{r}");
+    let per_op = r["ns_per_op"].as_f64().unwrap();
+    assert!(
+        (per_op - elapsed / number(&r, "ops") as f64).abs() <= 1e-6 * per_op,
+        "{r}"
+    );
+    r
+}
+
+#[test]
+fn supervised_under_kills_restarts_every_killed_pair() {
+    let r = supervised_line(&[
+        "supervised",
+        "--pairs",
+        "16",
+        "--seconds",
+        "0.5",
+        "--kill-rate",
+        "100",
+        "--cores",
+        "2",
+    ]);
+    assert_eq!(r["params"]["kill_rate"].as_f64(), Some(100.0));
+    // 16 kills due (100 % of 32 a second for 0.5 s), each replaced.
+    let kills = number(&r, "kills");
+    assert!(kills > 0, "{r}");
+    let late = number(&r, "late_restarts");
+    assert!((0..=kills).contains(&late), "{r}");
+    assert!(number(&r, "restart_p50_ns") > 0, "{r}");
+    assert!(
+        number(&r, "restart_p99_ns") >= number(&r, "restart_p50_ns"),
+        "{r}"
+    );
+    assert!(number(&r, "round_trips") > 0, "{r}");
+}
+
+#[test]
+fn supervised_without_kills_loses_nothing() {
+    let r = supervised_line(&[
+        "supervised",
+        "--pairs",
+        "8",
+        "--seconds",
+        "0.2",
+        "--kill-rate",
+        "0",
+    ]);
+    for field in [
+        "kills",
+        "lost",
+        "restart_p50_ns",
+        "restart_p99_ns",
+        "late_restarts",
+    ] {
+        assert_eq!(r[field], 0, "{field} in {r}");
+    }
+    assert!(number(&r, "round_trips") > 0, "{r}");
 }
 
 #[test]
@@ -128,10 +224,30 @@ fn bad_arguments_exit_with_2() {
         &["spawn", "--procs"],
         &["spawn", "--frobs", "1"],
         &["spawn", "--procs", "1", "--procs", "2"],
+        &["supervised", "--kill-rate", "-1"],
+        &["supervised", "--kill-rate", "1000.5"],
+        &["supervised", "--kill-rate", "5%"],
+        &["supervised", "--kill-rate", "NaN"],
+        &["supervised", "--kill-rate"],
     ];
     for args in cases {
         let out = micro(args);
         assert_eq!(out.code, 2, "{args:?}: {:?}", out.stderr);
         assert_eq!(out.stdout, "", "{args:?}");
+        // One line naming the argument (spec §2).
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {:?}", out.stderr);
+        if args.contains(&"--kill-rate") {
+            assert!(
+                out.stderr.contains("--kill-rate"),
+                "{args:?}: {:?}",
+                out.stderr
+            );
+        }
     }
+    let out = micro(&["supervised", "--kill-rate", "abc"]);
+    assert!(
+        out.stderr.contains("(e.g. --kill-rate 5)"),
+        "{:?}",
+        out.stderr
+    );
 }

@@ -9,7 +9,7 @@ defmodule Micro.Args do
   would not name the fix.
   """
 
-  @benches ~w(pingping pingpong spawn maxprocs pairs idle)
+  @benches ~w(pingping pingpong spawn maxprocs pairs idle supervised)
 
   # flag => {key, kind, example}
   @flags %{
@@ -19,11 +19,12 @@ defmodule Micro.Args do
     "--pairs" => {:pairs, :positive_int, "4"},
     "--seconds" => {:seconds, :seconds, "0.5"},
     "--sleep-ms" => {:sleep_ms, :natural, "1000"},
+    "--kill-rate" => {:kill_rate, :rate, "5"},
     "--cores" => {:cores, :positive_int, "2"},
     "--timeout" => {:timeout, :seconds, "300"},
     "--drop-one" => {:drop_one, :switch, nil}
   }
-  @flag_order ~w(--size --reps --procs --pairs --seconds --sleep-ms --cores --timeout --drop-one)
+  @flag_order ~w(--size --reps --procs --pairs --seconds --sleep-ms --kill-rate --cores --timeout --drop-one)
 
   @spec parse([String.t()], String.t(), pos_integer()) :: {:ok, map()} | {:error, String.t()}
   def parse(argv, env_cores, cpu_cores) do
@@ -46,6 +47,7 @@ defmodule Micro.Args do
       pairs: 4,
       seconds: 1,
       sleep_ms: 1000,
+      kill_rate: 0,
       cores: cores,
       timeout: 300,
       drop_one: false
@@ -114,16 +116,28 @@ defmodule Micro.Args do
 
   # Capped at 10^6 s so that every wait fits `receive after` (< 2^32 ms).
   defp value!(:seconds, name, value, example) do
-    seconds =
-      case {Integer.parse(value), Float.parse(value)} do
-        {{n, ""}, _} -> n
-        {_, {f, ""}} -> f
-        _ -> nil
-      end
+    seconds = number(value)
 
     if is_number(seconds) and seconds > 0 and seconds <= 1_000_000,
       do: seconds,
       else: bad!(name, value, "a number of seconds > 0", example)
+  end
+
+  # Percent of the processes killed per second, 0 (no killer) to 1000.
+  defp value!(:rate, name, value, example) do
+    case number(value) do
+      rate when is_number(rate) and rate >= 0 and rate <= 1000 -> rate
+      _ -> bad!(name, value, "a number >= 0 and <= 1000", example)
+    end
+  end
+
+  # An integer stays one, so that params echo it as given.
+  defp number(value) do
+    case {Integer.parse(value), Float.parse(value)} do
+      {{n, ""}, _} -> n
+      {_, {f, ""}} -> f
+      _ -> nil
+    end
   end
 
   defp bad!(name, value, what, example),

@@ -9,7 +9,7 @@ defmodule Micro.CLI do
   with `+P` and `+S` derived from the arguments.
   """
 
-  alias Micro.{Args, Latency, Pairs, Result, Spawn}
+  alias Micro.{Args, Latency, Pairs, Result, Spawn, Supervised}
 
   def main(argv) do
     log_to_stderr()
@@ -47,6 +47,7 @@ defmodule Micro.CLI do
   defp bench(%{bench: :maxprocs} = config), do: Spawn.dormant(config)
   defp bench(%{bench: :pairs} = config), do: Pairs.pairs(config)
   defp bench(%{bench: :idle} = config), do: Spawn.idle(config)
+  defp bench(%{bench: :supervised} = config), do: Supervised.supervised(config)
 
   # The watchdog of spec §3.2 runs at high priority so that a flood of
   # runnable benchmark processes cannot delay it.
@@ -86,9 +87,20 @@ defmodule Micro.CLI do
 
   # The VM's own reports (a crashed process, "Too many processes") go to
   # standard_io by default; stdout is only for the result line (spec §7).
+  #
+  # Supervisor, progress and crash reports (the [:otp, :sasl] domain) are
+  # dropped, as Elixir's Logger drops them unless `handle_sasl_reports: true`
+  # (its default is false); the escript does not start Logger, so the filter
+  # is set here. Otherwise every kill of supervised (spec §4.7) would print a
+  # SUPERVISOR REPORT, formatted in the pair's supervisor before it restarts
+  # the pair; the first one also loads the formatter's modules from the
+  # escript, which held restarts up for a second under load.
   defp log_to_stderr do
     :ok = :logger.remove_handler(:default)
     :ok = :logger.add_handler(:default, :logger_std_h, %{config: %{type: :standard_error}})
+    {:module, _} = Code.ensure_loaded(:logger_filters)
+    sasl = {&:logger_filters.domain/2, {:stop, :sub, [:otp, :sasl]}}
+    :ok = :logger.add_primary_filter(:sasl_reports, sasl)
   end
 
   # "The CPUs the process may run on" (spec §2): the affinity mask.

@@ -22,6 +22,15 @@ defmodule Micro.Result do
     }
   end
 
+  # supervised (spec §4.7): a kill may lose the message in flight, so what
+  # was received plus what was lost is what was sent. Lost against kills is
+  # checked per pair, where the counts are (Micro.Supervised.result/7).
+  def verify(%{checks: %{received: received, expected: expected}, lost: lost}) do
+    if received + lost == expected,
+      do: :ok,
+      else: {:error, "received #{received} messages and lost #{lost}, expected #{expected}"}
+  end
+
   def verify(%{checks: %{received: same, expected: same}}), do: :ok
 
   def verify(%{checks: %{received: received, expected: expected}}),

@@ -15,16 +15,17 @@ import java.util.regex.Pattern;
  * @param reps    --reps: exchanges (pingping) or round trips (pingpong)
  * @param procs   --procs: processes of spawn, maxprocs and idle
  * @param pairs   --pairs: communicating pairs
- * @param seconds --seconds: run length of pairs
+ * @param seconds --seconds: run length of pairs and supervised
+ * @param killRate --kill-rate: supervised's kills per second, in percent of its 2P processes
  * @param sleepMs --sleep-ms: each idle task's sleep
  * @param cores   --cores: the parallelism the JVM must have been started with
  * @param timeout --timeout: the watchdog of §3.2, in seconds
  * @param dropOne --drop-one: the test hook of §3.3
  */
-record Config(String bench, int size, int reps, int procs, int pairs, double seconds,
+record Config(String bench, int size, int reps, int procs, int pairs, double seconds, double killRate,
               int sleepMs, int cores, double timeout, boolean dropOne) {
 
-    static final List<String> BENCHES = List.of("pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle");
+    static final List<String> BENCHES = List.of("pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle", "supervised");
 
     /** A bad argument: exit code 2. */
     static final class UsageError extends Exception {
@@ -43,7 +44,7 @@ record Config(String bench, int size, int reps, int procs, int pairs, double sec
                     + " (e.g. pingping --size 5120 --reps 10000)");
         }
         int size = 5120, reps = 10000, procs = 10000, pairs = 4, sleepMs = 1000;
-        double seconds = 1, timeout = 300;
+        double seconds = 1, killRate = 0, timeout = 300;
         int cores = Runtime.getRuntime().availableProcessors();
         String fromEnv = env.get("CONCUR_CORES");
         if (fromEnv != null && !fromEnv.isEmpty()) {
@@ -83,11 +84,12 @@ record Config(String bench, int size, int reps, int procs, int pairs, double sec
                 case "--cores" -> cores = positiveInt(flag, value);
                 case "--sleep-ms" -> sleepMs = nonNegativeInt(flag, value);
                 case "--seconds" -> seconds = positiveSeconds(flag, value);
+                case "--kill-rate" -> killRate = percentage(flag, value);
                 case "--timeout" -> timeout = positiveSeconds(flag, value);
                 default -> throw new UsageError("unknown flag '" + flag + "' (the flags are in spec/MICRO.md §2)");
             }
         }
-        return new Config(args[0], size, reps, procs, pairs, seconds, sleepMs, cores, timeout, dropOne);
+        return new Config(args[0], size, reps, procs, pairs, seconds, killRate, sleepMs, cores, timeout, dropOne);
     }
 
     private static int positiveInt(String name, String value) throws UsageError {
@@ -116,6 +118,14 @@ record Config(String bench, int size, int reps, int procs, int pairs, double sec
         } catch (NumberFormatException tooLarge) {
             return -1;
         }
+    }
+
+    private static double percentage(String name, String value) throws UsageError {
+        double k = DECIMAL.matcher(value).matches() ? Double.parseDouble(value) : -1;
+        if (!(k >= 0 && k <= 1000)) {
+            throw new UsageError(name + ": '" + value + "' is not a percentage from 0 to 1000 (e.g. " + name + " 5)");
+        }
+        return k;
     }
 
     private static double positiveSeconds(String name, String value) throws UsageError {

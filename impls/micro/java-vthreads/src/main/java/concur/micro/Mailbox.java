@@ -23,7 +23,11 @@ final class Mailbox<T> extends LinkedTransferQueue<T> {
         add(message);
     }
 
-    /** Waits for the next message. Nothing here interrupts a process, so an interrupt is a bug. */
+    /**
+     * Waits for the next message. Only supervised interrupts processes, and its
+     * processes call {@code take()} itself, whose InterruptedException kills
+     * them; anywhere else an interrupt is a bug.
+     */
     T receive() {
         try {
             return take();

@@ -37,6 +37,7 @@ public final class Main {
             case "spawn", "maxprocs" -> Spawn.spawn(cfg);
             case "pairs" -> Pairs.pairs(cfg);
             case "idle" -> Spawn.idle(cfg);
+            case "supervised" -> Supervised.supervised(cfg);
             default -> throw new IllegalArgumentException(cfg.bench());
         };
     }
@@ -71,8 +72,9 @@ public final class Main {
     }
 
     private static void finish(Config cfg, Result result) {
-        if (result.received != result.expected) {
-            fail(cfg.bench() + ": received " + result.received + " messages, expected " + result.expected);
+        if (result.received + result.lost != result.expected) {
+            fail(cfg.bench() + ": received " + result.received + " messages and lost " + result.lost
+                    + ", expected " + result.expected);
         }
         synchronized (EXIT) {
             System.out.print(result.toJson() + "\n");

@@ -16,9 +16,16 @@ sealed interface Msg {
 
     record Pong(long k) implements Msg {}
 
-    /** A process's final count, sent to main; {@code pair} is -1 outside pairs. */
+    /** A process's final count (in supervised, a pair's, from its supervisor), sent to main; {@code pair} is -1 outside pairs and supervised. */
     record Done(int pair, long count) implements Msg {}
 
     /** The final count of pairs' B, whose A sends a {@link Done}. */
     record Echoed(int pair, long pings) implements Msg {}
+
+    /**
+     * supervised: the replacement of the process that kill number {@code kill}
+     * ended runs, {@code ns} after the kill; {@code afterStop} if main had
+     * already set the stop flag (a late restart, §4.7).
+     */
+    record Restarted(int kill, long ns, boolean afterStop) implements Msg {}
 }

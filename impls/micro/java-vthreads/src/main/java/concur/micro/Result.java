@@ -15,6 +15,8 @@ final class Result {
     double nsPerOp;
     final long received;
     final long expected;
+    /** Messages lost by kills (supervised, §4.7): {@code received + lost == expected}; 0 elsewhere. */
+    long lost;
     /** The per-benchmark fields of §7 (procs, round_trips, tasks, …), in output order. */
     final Map<String, Object> extra = new LinkedHashMap<>();
 

@@ -34,7 +34,8 @@ class MainTest {
             "spawn", List.of("--procs", "300"),
             "maxprocs", List.of("--procs", "300"),
             "pairs", List.of("--pairs", "3", "--seconds", "0.2"),
-            "idle", List.of("--procs", "300", "--sleep-ms", "20"));
+            "idle", List.of("--procs", "300", "--sleep-ms", "20"),
+            "supervised", List.of("--pairs", "3", "--seconds", "0.2"));
 
     private static final Map<String, Set<String>> PARAMS = Map.of(
             "pingping", Set.of("size", "reps", "cores"),
@@ -42,7 +43,8 @@ class MainTest {
             "spawn", Set.of("procs", "cores"),
             "maxprocs", Set.of("procs", "cores"),
             "pairs", Set.of("pairs", "seconds", "cores"),
-            "idle", Set.of("procs", "sleep_ms", "cores"));
+            "idle", Set.of("procs", "sleep_ms", "cores"),
+            "supervised", Set.of("pairs", "seconds", "kill_rate", "cores"));
 
     record Run(String stdout, String stderr, int exitCode) {}
 
@@ -50,6 +52,7 @@ class MainTest {
     static Run run(int cores, List<String> args) throws IOException, InterruptedException {
         var command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-preview",
                 "-XX:ActiveProcessorCount=" + cores,
                 "-Djdk.virtualThreadScheduler.parallelism=" + cores,
                 "-cp", System.getProperty("java.class.path"),
@@ -81,7 +84,7 @@ class MainTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle"})
+    @ValueSource(strings = {"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle", "supervised"})
     void everyBenchPrintsOneVerifiedJsonLine(String bench) throws Exception {
         var run = run(2, args(bench, "--cores", "2"));
         assertEquals(0, run.exitCode(), run.stderr());
@@ -97,7 +100,7 @@ class MainTest {
         assertTrue(r.get("elapsed_ns").asLong() > 0);
         assertTrue(r.get("ns_per_op").isNumber());
         long received = r.get("checks").get("received").asLong();
-        assertEquals(r.get("checks").get("expected").asLong(), received);
+        assertEquals(r.get("checks").get("expected").asLong(), received);  // supervised: no kill, nothing lost
 
         long ops = r.get("ops").asLong();
         switch (bench) {
@@ -119,6 +122,19 @@ class MainTest {
                 assertTrue(r.get("messages_per_s").asDouble() > 0);
                 assertTrue(r.get("min_pair_round_trips").asLong() <= ops / 3);
             }
+            case "supervised" -> {
+                assertEquals(0, r.get("params").get("kill_rate").asDouble());
+                assertTrue(ops > 0);
+                assertEquals(ops, r.get("round_trips").asLong());
+                assertEquals(2 * ops, r.get("messages").asLong());
+                assertEquals(2 * ops, received);
+                assertEquals(0, r.get("kills").asLong());
+                assertEquals(0, r.get("lost").asLong());
+                assertEquals(0, r.get("restart_p50_ns").asLong());
+                assertEquals(0, r.get("restart_p99_ns").asLong());
+                assertTrue(r.get("late_restarts").isIntegralNumber(), r.toString());
+                assertEquals(0, r.get("late_restarts").asLong());
+            }
             case "idle" -> {
                 assertEquals(300, ops);
                 assertEquals(300, received);
@@ -132,7 +148,7 @@ class MainTest {
 
     /** spec/MICRO.md §3.3: a lost message must fail the run, through a check or the watchdog. */
     @ParameterizedTest
-    @ValueSource(strings = {"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle"})
+    @ValueSource(strings = {"pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle", "supervised"})
     void dropOneFailsVerification(String bench) throws Exception {
         var run = run(1, args(bench, "--cores", "1", "--drop-one", "--timeout", "2"));
         assertEquals(1, run.exitCode(), run.stderr());
@@ -144,12 +160,55 @@ class MainTest {
     @ValueSource(strings = {
             "", "nosuch", "pingping --reps 10k", "pingping --reps 0", "pingping --size", "pingping --bogus 1",
             "pingping --reps 1 --reps 2", "pairs --seconds -1", "pairs --seconds NaN", "pairs --seconds 1e3",
-            "idle --sleep-ms -5", "spawn --procs 99999999999", "spawn --cores 0", "spawn --drop-one=yes"})
+            "idle --sleep-ms -5", "spawn --procs 99999999999", "spawn --cores 0", "spawn --drop-one=yes",
+            "supervised --kill-rate -1", "supervised --kill-rate 1000.5", "supervised --kill-rate 5%",
+            "supervised --kill-rate 1e2", "supervised --kill-rate", "pingpong --kill-rate NaN"})
     void badArgumentsExit2(String line) throws Exception {
         var run = run(1, line.isEmpty() ? List.of() : List.of(line.split(" ")));
         assertEquals(2, run.exitCode(), run.stderr());
         assertEquals("", run.stdout());
         assertEquals(1, run.stderr().lines().count(), run.stderr());
+    }
+
+    /**
+     * spec/MICRO.md §4.7: kills at 100 % of the processes a second; every kill
+     * has its replacement (restart figures above 0), at most one message lost
+     * per kill, at most one late restart per kill, and the pairs exchanged.
+     */
+    @Test
+    void supervisedReplacesEveryKilledPair() throws Exception {
+        var run = run(2, List.of("supervised", "--pairs", "8", "--seconds", "0.5", "--kill-rate", "100",
+                "--cores", "2", "--timeout", "20"));
+        assertEquals(0, run.exitCode(), run.stderr());
+        var r = JSON.readTree(run.stdout());
+        assertEquals(100, r.get("params").get("kill_rate").asDouble());
+        assertEquals(0.5, r.get("params").get("seconds").asDouble());
+        long kills = r.get("kills").asLong();
+        long lost = r.get("lost").asLong();
+        assertTrue(kills > 0 && kills <= 7, "kills 1-7 of the 7 due in 0.5 s: " + kills);
+        assertTrue(lost >= 0 && lost <= kills, r.toString());
+        assertTrue(r.get("restart_p50_ns").asLong() > 0, r.toString());
+        assertTrue(r.get("restart_p99_ns").asLong() >= r.get("restart_p50_ns").asLong(), r.toString());
+        assertTrue(r.get("late_restarts").isIntegralNumber(), r.toString());
+        long late = r.get("late_restarts").asLong();
+        assertTrue(late >= 0 && late <= kills, "0 <= late_restarts <= kills: " + r);
+        long ops = r.get("ops").asLong();
+        assertTrue(ops > 0);
+        assertEquals(ops, r.get("round_trips").asLong());
+        long received = r.get("checks").get("received").asLong();
+        assertEquals(received, r.get("messages").asLong());
+        assertEquals(r.get("checks").get("expected").asLong(), received + lost);
+        double seconds = r.get("elapsed_ns").asLong() / 1e9;
+        assertEquals(received / seconds, r.get("messages_per_s").asDouble(), received / seconds * 1e-6);
+        assertEquals((double) r.get("elapsed_ns").asLong() / ops, r.get("ns_per_op").asDouble(), 1e-6);
+    }
+
+    /** --kill-rate is accepted, and neither used nor echoed, by the other benchmarks (spec §2). */
+    @Test
+    void killRateIsIgnoredElsewhere() throws Exception {
+        var run = run(1, List.of("pingpong", "--reps", "50", "--kill-rate", "5", "--cores", "1"));
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals(Set.of("reps", "cores"), fieldNames(JSON.readTree(run.stdout()).get("params")));
     }
 
     @Test

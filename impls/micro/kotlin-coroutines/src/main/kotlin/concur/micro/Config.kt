@@ -3,7 +3,7 @@ package concur.micro
 /** A bad argument: exit code 2, [message] naming the flag and the fix. */
 class UsageError(message: String) : Exception(message)
 
-val BENCHES = listOf("pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle")
+val BENCHES = listOf("pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle", "supervised")
 
 /**
  * The command line of spec/MICRO.md §2, parsed once, so a typo never measures
@@ -19,10 +19,12 @@ data class Config(
     val procs: Int = 10_000,
     /** --pairs: communicating pairs */
     val pairs: Int = 4,
-    /** --seconds: run length of pairs */
+    /** --seconds: run length of pairs and supervised */
     val seconds: Double = 1.0,
     /** --sleep-ms: each idle task's sleep */
     val sleepMs: Int = 1000,
+    /** --kill-rate: supervised's kills per second, in percent of the 2P processes */
+    val killRate: Double = 0.0,
     /** --cores: the parallelism the JVM must have been started with */
     val cores: Int = Runtime.getRuntime().availableProcessors(),
     /** --timeout: the watchdog of §3.2, in seconds */
@@ -70,6 +72,7 @@ data class Config(
                     "--sleep-ms" -> cfg.copy(sleepMs = nonNegativeInt(flag, value))
                     "--seconds" -> cfg.copy(seconds = positiveSeconds(flag, value))
                     "--timeout" -> cfg.copy(timeout = positiveSeconds(flag, value))
+                    "--kill-rate" -> cfg.copy(killRate = killRate(flag, value))
                     else -> throw UsageError("unknown flag '$flag' (the flags are in spec/MICRO.md §2)")
                 }
             }
@@ -88,5 +91,9 @@ data class Config(
         private fun positiveSeconds(name: String, value: String): Double =
             value.takeIf { DECIMAL.matches(it) }?.toDouble()?.takeIf { it > 0 && it <= 1e6 }
                 ?: throw UsageError("$name: '$value' is not a number of seconds > 0 (e.g. $name 0.5)")
+
+        private fun killRate(name: String, value: String): Double =
+            value.takeIf { DECIMAL.matches(it) }?.toDouble()?.takeIf { it <= 1000 }
+                ?: throw UsageError("$name: '$value' is not a percentage >= 0 and <= 1000 (e.g. $name 5)")
     }
 }

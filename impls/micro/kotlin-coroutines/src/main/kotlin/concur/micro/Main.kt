@@ -46,6 +46,7 @@ private suspend fun run(cfg: Config): Result = when (cfg.bench) {
     "spawn", "maxprocs" -> spawn(cfg)
     "pairs" -> pairs(cfg)
     "idle" -> idle(cfg)
+    "supervised" -> supervised(cfg)
     else -> error(cfg.bench)
 }
 
@@ -64,8 +65,8 @@ private fun armWatchdog(cfg: Config) = thread(isDaemon = true, name = "watchdog"
 }
 
 private fun finish(result: Result) {
-    if (result.received != result.expected) {
-        fail("${result.bench}: received ${result.received} messages, expected ${result.expected}")
+    if (result.received + result.lost != result.expected) {
+        fail("${result.bench}: received ${result.received} messages and lost ${result.lost}, expected ${result.expected}")
     }
     synchronized(EXIT) {
         print(result.toJson() + "\n")

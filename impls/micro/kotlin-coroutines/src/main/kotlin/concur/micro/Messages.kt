@@ -26,6 +26,9 @@ sealed interface Msg {
 
     /** The final count of pairs' B, whose A sends a [Done]. */
     data class Echoed(val pair: Int, val pings: Long) : Msg
+
+    /** From a killed process's replacement to main: t_kill to its first clock read, [late] if after the stop (supervised). */
+    data class Restarted(val latencyNs: Long, val late: Boolean) : Msg
 }
 
 typealias Mailbox = Channel<Msg>

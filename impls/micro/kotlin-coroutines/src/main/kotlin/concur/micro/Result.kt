@@ -18,6 +18,8 @@ class Result(
     val params = params + ("cores" to Runtime.getRuntime().availableProcessors())
     /** 0 when no op completed (pairs with no round trip, §4.5): JSON has no infinity. */
     var nsPerOp = if (ops == 0L) 0.0 else elapsedNs.toDouble() / ops
+    /** Messages counted sent and never received: only supervised's kills lose any (§4.7). */
+    var lost = 0L
     /** The per-benchmark fields of §7 (procs, round_trips, tasks, …), in output order. */
     val extra = LinkedHashMap<String, Any>()
 

@@ -71,6 +71,15 @@ class MainTest {
                 assertTrue(r["messages_per_s"].asDouble() > 0)
                 assertTrue(r["min_pair_round_trips"].asLong() <= ops / 3)
             }
+            "supervised" -> {
+                checkSupervised(r)
+                assertTrue(ops > 0)
+                assertEquals(0, r["kills"].asLong())
+                assertEquals(0, r["lost"].asLong())
+                assertEquals(0, r["restart_p50_ns"].asLong())
+                assertEquals(0, r["restart_p99_ns"].asLong())
+                assertEquals(0, r["late_restarts"].asLong())
+            }
             "idle" -> {
                 assertEquals(300, ops)
                 assertEquals(300, received)
@@ -80,6 +89,38 @@ class MainTest {
             }
             else -> error(bench)
         }
+    }
+
+    /** The rules concur checks a supervised line by (spec/MICRO.md §4.7, §7). */
+    private fun checkSupervised(r: JsonNode) {
+        val ops = r["ops"].asLong()
+        val elapsed = r["elapsed_ns"].asLong()
+        val messages = r["messages"].asLong()
+        val kills = r["kills"].asLong()
+        val lost = r["lost"].asLong()
+        assertEquals(ops, r["round_trips"].asLong())
+        assertEquals(elapsed.toDouble() / ops, r["ns_per_op"].asDouble(), 1e-6 * elapsed / ops)
+        assertEquals(r["checks"]["received"].asLong(), messages)
+        assertEquals(r["checks"]["expected"].asLong(), messages + lost)
+        assertEquals(messages / (elapsed / 1e9), r["messages_per_s"].asDouble(), 1e-6 * messages / (elapsed / 1e9))
+        assertTrue(lost in 0..kills, "lost $lost, kills $kills")
+        assertTrue(r["restart_p50_ns"].asLong() <= r["restart_p99_ns"].asLong())
+        assertTrue(r["late_restarts"].asLong() in 0..kills, "late_restarts ${r["late_restarts"]}, kills $kills")
+    }
+
+    /** spec/MICRO.md §4.7: every kill is replaced, and the tree still exchanges after them. */
+    @Test
+    fun supervisedReplacesEveryKilledProcess() {
+        // 16 processes, 16 kills per second: 7 kills due in the half second.
+        val run = run(2, listOf("supervised", "--pairs", "8", "--seconds", "0.5", "--kill-rate", "100", "--cores", "2"))
+        assertEquals(0, run.exitCode, run.stderr)
+        val r = ObjectMapper().readTree(run.stdout)
+        assertEquals(setOf("pairs", "seconds", "kill_rate", "cores"), r["params"].fieldNames().asSequence().toSet())
+        assertEquals(100.0, r["params"]["kill_rate"].asDouble())
+        checkSupervised(r)
+        assertTrue(r["kills"].asLong() > 0, run.stdout)
+        assertTrue(r["restart_p50_ns"].asLong() > 0, run.stdout)
+        assertTrue(r["round_trips"].asLong() > 0, run.stdout)
     }
 
     /** spec/MICRO.md §3.3: a lost message must fail the run, through a check or the watchdog. */
@@ -99,6 +140,7 @@ class MainTest {
             "", "nosuch", "pingping --reps 10k", "pingping --reps 0", "pingping --size", "pingping --bogus 1",
             "pingping --reps 1 --reps 2", "pairs --seconds -1", "pairs --seconds NaN", "pairs --seconds 1e3",
             "idle --sleep-ms -5", "spawn --procs 99999999999", "spawn --cores 0", "spawn --drop-one=yes",
+            "supervised --kill-rate -1", "supervised --kill-rate 1001", "supervised --kill-rate 1e2",
         )
         for (line in lines) {
             val run = run(1, if (line.isEmpty()) emptyList() else line.split(" "))
@@ -110,9 +152,11 @@ class MainTest {
 
     @Test
     fun equalsFormAndAnyOrderAreAccepted() {
-        val run = run(1, listOf("pingpong", "--cores=1", "--reps=50", "--size", "7"))
+        val run = run(1, listOf("pingpong", "--cores=1", "--reps=50", "--size", "7", "--kill-rate=5"))
         assertEquals(0, run.exitCode, run.stderr)
-        assertEquals(50, ObjectMapper().readTree(run.stdout)["ops"].asInt())
+        val r = ObjectMapper().readTree(run.stdout)
+        assertEquals(50, r["ops"].asInt())
+        assertEquals(setOf("reps", "cores"), r["params"].fieldNames().asSequence().toSet(), "flags a benchmark does not use are not echoed")
     }
 
     /** spec §6: the program reports the parallelism it had and refuses to claim another. */
@@ -132,6 +176,7 @@ class MainTest {
             "maxprocs" to listOf("--procs", "300"),
             "pairs" to listOf("--pairs", "3", "--seconds", "0.2"),
             "idle" to listOf("--procs", "300", "--sleep-ms", "20"),
+            "supervised" to listOf("--pairs", "4", "--seconds", "0.2", "--kill-rate", "0"),
         )
         val PARAMS = mapOf(
             "pingping" to setOf("size", "reps", "cores"),
@@ -140,6 +185,7 @@ class MainTest {
             "maxprocs" to setOf("procs", "cores"),
             "pairs" to setOf("pairs", "seconds", "cores"),
             "idle" to setOf("procs", "sleep_ms", "cores"),
+            "supervised" to setOf("pairs", "seconds", "kill_rate", "cores"),
         )
     }
 }

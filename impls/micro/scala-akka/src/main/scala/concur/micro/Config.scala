@@ -5,15 +5,16 @@ final class UsageError(message: String) extends Exception(message)
 
 /** The command line of spec/MICRO.md §2, parsed once, so a typo never measures a silently different workload.
   *
-  * @param size    --size: payload bytes per pingping message
-  * @param reps    --reps: exchanges (pingping) or round trips (pingpong)
-  * @param procs   --procs: processes of spawn, maxprocs and idle
-  * @param pairs   --pairs: communicating pairs
-  * @param seconds --seconds: run length of pairs
-  * @param sleepMs --sleep-ms: each idle task's sleep
-  * @param cores   --cores: the parallelism the JVM must have been started with, and the dispatcher's
-  * @param timeout --timeout: the watchdog of §3.2, in seconds
-  * @param dropOne --drop-one: the test hook of §3.3
+  * @param size     --size: payload bytes per pingping message
+  * @param reps     --reps: exchanges (pingping) or round trips (pingpong)
+  * @param procs    --procs: processes of spawn, maxprocs and idle
+  * @param pairs    --pairs: communicating pairs
+  * @param seconds  --seconds: run length of pairs and supervised
+  * @param killRate --kill-rate: processes killed per second, in percent of the 2P (supervised)
+  * @param sleepMs  --sleep-ms: each idle task's sleep
+  * @param cores    --cores: the parallelism the JVM must have been started with, and the dispatcher's
+  * @param timeout  --timeout: the watchdog of §3.2, in seconds
+  * @param dropOne  --drop-one: the test hook of §3.3
   */
 final case class Config(
     bench: String,
@@ -22,6 +23,7 @@ final case class Config(
     procs: Int = 10000,
     pairs: Int = 4,
     seconds: Double = 1.0,
+    killRate: Double = 0.0,
     sleepMs: Int = 1000,
     cores: Int = Runtime.getRuntime.availableProcessors,
     timeout: Double = 300.0,
@@ -29,7 +31,7 @@ final case class Config(
 )
 
 object Config {
-  val Benches: Seq[String] = Seq("pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle")
+  val Benches: Seq[String] = Seq("pingping", "pingpong", "spawn", "maxprocs", "pairs", "idle", "supervised")
 
   // Plain decimals only: toDouble would also take "NaN", "1e3" and "2d".
   private val Decimal = """[0-9]+(\.[0-9]*)?|\.[0-9]+""".r
@@ -63,15 +65,16 @@ object Config {
           v
         }
         cfg = flag match {
-          case "--size"     => cfg.copy(size = positiveInt(flag, value))
-          case "--reps"     => cfg.copy(reps = positiveInt(flag, value))
-          case "--procs"    => cfg.copy(procs = positiveInt(flag, value))
-          case "--pairs"    => cfg.copy(pairs = positiveInt(flag, value))
-          case "--cores"    => cfg.copy(cores = positiveInt(flag, value))
-          case "--sleep-ms" => cfg.copy(sleepMs = nonNegativeInt(flag, value))
-          case "--seconds"  => cfg.copy(seconds = positiveSeconds(flag, value))
-          case "--timeout"  => cfg.copy(timeout = positiveSeconds(flag, value))
-          case _            => throw new UsageError(s"unknown flag '$flag' (the flags are in spec/MICRO.md §2)")
+          case "--size"      => cfg.copy(size = positiveInt(flag, value))
+          case "--reps"      => cfg.copy(reps = positiveInt(flag, value))
+          case "--procs"     => cfg.copy(procs = positiveInt(flag, value))
+          case "--pairs"     => cfg.copy(pairs = positiveInt(flag, value))
+          case "--cores"     => cfg.copy(cores = positiveInt(flag, value))
+          case "--sleep-ms"  => cfg.copy(sleepMs = nonNegativeInt(flag, value))
+          case "--seconds"   => cfg.copy(seconds = positiveSeconds(flag, value))
+          case "--timeout"   => cfg.copy(timeout = positiveSeconds(flag, value))
+          case "--kill-rate" => cfg.copy(killRate = percentage(flag, value))
+          case _             => throw new UsageError(s"unknown flag '$flag' (the flags are in spec/MICRO.md §2)")
         }
       }
     }
@@ -93,4 +96,11 @@ object Config {
       .map(_.toDouble)
       .filter(s => s > 0 && s <= 1e6)
       .getOrElse(throw new UsageError(s"$name: '$value' is not a number of seconds > 0 (e.g. $name 0.5)"))
+
+  private def percentage(name: String, value: String): Double =
+    Some(value)
+      .filter(Decimal.matches)
+      .map(_.toDouble)
+      .filter(k => k >= 0 && k <= 1000)
+      .getOrElse(throw new UsageError(s"$name: '$value' is not a percentage >= 0 and <= 1000 (e.g. $name 5)"))
 }

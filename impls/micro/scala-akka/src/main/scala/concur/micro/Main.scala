@@ -43,6 +43,7 @@ object Main {
     case "spawn" | "maxprocs" => Spawn(cfg, result)
     case "pairs"             => Pairs(cfg, result)
     case "idle"              => Idle(cfg, result)
+    case "supervised"        => Supervised(cfg, result)
   }
 
   /** Pekko's default dispatcher sizes its fork-join pool as max(8, CPUs × 1.0): eight threads even on one core.
@@ -81,8 +82,8 @@ object Main {
   }
 
   private def finish(result: Result): Unit = {
-    if (result.received != result.expected)
-      fail(s"${result.bench}: received ${result.received} messages, expected ${result.expected}")
+    if (result.received + result.lost != result.expected)
+      fail(s"${result.bench}: received ${result.received} messages and lost ${result.lost}, expected ${result.expected}")
     Exit.synchronized {
       print(result.toJson + "\n")
       Console.out.flush()

@@ -4,6 +4,7 @@ package concur.micro
   *
   * @param params the benchmark's own parameters; `cores` is added on output
   * @param extra  the per-benchmark fields of §7 (procs, round_trips, tasks, …), in output order
+  * @param lost   messages sent and never received: only supervised's kills may lose any (§4.7)
   */
 final case class Result(
     bench: String,
@@ -13,7 +14,8 @@ final case class Result(
     received: Long,
     expected: Long,
     nsPerOp: Double,
-    extra: Seq[(String, Any)] = Nil
+    extra: Seq[(String, Any)] = Nil,
+    lost: Long = 0L
 ) {
   def toJson: String = {
     val allParams = params :+ ("cores" -> Runtime.getRuntime.availableProcessors)

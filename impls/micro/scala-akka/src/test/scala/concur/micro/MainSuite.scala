@@ -37,7 +37,8 @@ class MainSuite extends munit.FunSuite {
     "spawn" -> Seq("--procs", "300"),
     "maxprocs" -> Seq("--procs", "300"),
     "pairs" -> Seq("--pairs", "3", "--seconds", "0.2"),
-    "idle" -> Seq("--procs", "300", "--sleep-ms", "20")
+    "idle" -> Seq("--procs", "300", "--sleep-ms", "20"),
+    "supervised" -> Seq("--pairs", "3", "--seconds", "0.2")
   )
 
   private val params = Map(
@@ -46,7 +47,8 @@ class MainSuite extends munit.FunSuite {
     "spawn" -> Set("procs", "cores"),
     "maxprocs" -> Set("procs", "cores"),
     "pairs" -> Set("pairs", "seconds", "cores"),
-    "idle" -> Set("procs", "sleep_ms", "cores")
+    "idle" -> Set("procs", "sleep_ms", "cores"),
+    "supervised" -> Set("pairs", "seconds", "kill_rate", "cores")
   )
 
   private def args(bench: String, more: String*): Seq[String] = (bench +: small(bench)) ++ more
@@ -91,7 +93,49 @@ class MainSuite extends munit.FunSuite {
         assertEquals(r.get("tasks").asLong, 300L)
         assertEquals(r.get("sleep_ns").asLong, 20000000L)
         assert(r.get("elapsed_ns").asLong >= 20000000L)
+      case "supervised" =>
+        // No --kill-rate: no kill, so nothing lost, no restart and no late one.
+        checkSupervised(r)
+        assert(ops > 0)
+        assertEquals(r.get("params").get("kill_rate").asDouble, 0.0)
+        for (field <- Seq("kills", "lost", "restart_p50_ns", "restart_p99_ns", "late_restarts"))
+          assertEquals(r.get(field).asLong, 0L, field)
     }
+  }
+
+  /** The rules concur checks on a supervised line (§4.7, §7). */
+  private def checkSupervised(r: JsonNode): Unit = {
+    val ops = r.get("ops").asLong
+    val elapsed = r.get("elapsed_ns").asLong
+    val received = r.get("checks").get("received").asLong
+    val lost = r.get("lost").asLong
+    assertEquals(r.get("round_trips").asLong, ops)
+    assertEquals(r.get("messages").asLong, received)
+    assertEquals(received + lost, r.get("checks").get("expected").asLong)
+    assert(lost <= r.get("kills").asLong, s"lost $lost in ${r.get("kills")} kills")
+    assert(r.get("late_restarts").isIntegralNumber, "late_restarts")
+    val late = r.get("late_restarts").asLong
+    assert(0 <= late && late <= r.get("kills").asLong, s"late_restarts $late of ${r.get("kills")} kills")
+    assertEqualsDouble(r.get("ns_per_op").asDouble, if (ops == 0) 0.0 else elapsed.toDouble / ops, 1e-6)
+    val perSecond = received / (elapsed / 1e9)
+    assertEqualsDouble(r.get("messages_per_s").asDouble, perSecond, perSecond * 1e-9)
+  }
+
+  // spec §4.7, §8: kills at 200 % of the 8 processes per second for half a second, each replaced. At the end the pairs
+  // stop first and the replacements are awaited after; a replacement that first ran after the stop is a late restart.
+  test("supervised with kills: every kill replaced, the pairs still exchanging") {
+    val run = this.run(2, Seq("supervised", "--pairs", "4", "--seconds", "0.5", "--kill-rate", "200", "--cores", "2"))
+    assertEquals(run.exitCode, 0, run.stderr)
+    assertEquals(run.stderr, "")
+    val r = new ObjectMapper().readTree(run.stdout)
+    assertEquals(r.get("params").get("kill_rate").asDouble, 200.0)
+    checkSupervised(r)
+    assert(r.get("kills").asLong > 0, run.stdout)
+    assert(r.get("restart_p50_ns").asLong > 0, run.stdout)
+    assert(r.get("restart_p99_ns").asLong >= r.get("restart_p50_ns").asLong, run.stdout)
+    assert(r.get("round_trips").asLong > 0, run.stdout)
+    val late = r.get("late_restarts").asLong
+    assert(0 <= late && late <= r.get("kills").asLong, run.stdout)
   }
 
   // spec/MICRO.md §3.3: a lost message must fail the run, through a check or the watchdog.
@@ -106,7 +150,9 @@ class MainSuite extends munit.FunSuite {
     line <- Seq(
       "", "nosuch", "pingping --reps 10k", "pingping --reps 0", "pingping --size", "pingping --bogus 1",
       "pingping --reps 1 --reps 2", "pairs --seconds -1", "pairs --seconds NaN", "pairs --seconds 1e3",
-      "idle --sleep-ms -5", "spawn --procs 99999999999", "spawn --cores 0", "spawn --drop-one=yes"
+      "idle --sleep-ms -5", "spawn --procs 99999999999", "spawn --cores 0", "spawn --drop-one=yes",
+      "supervised --kill-rate 1001", "supervised --kill-rate 5%",
+      "pairs --kill-rate NaN"
     )
   ) test(s"bad arguments exit 2: '$line'") {
     val run = this.run(1, if (line.isEmpty) Nil else line.split(" ").toSeq)
