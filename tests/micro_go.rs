@@ -34,7 +34,6 @@ fn quick_pingpong_and_spawn_of_go_are_measured_and_stored() {
             "go/spawn/procs=1/cores=2/1",
             "go/pingpong/reps=1000/cores=2/1",
             "go/pingpong/reps=10000/cores=2/1",
-            "go/spawn/procs=1000/cores=2/1",
             "go/spawn/procs=10000/cores=2/1",
             "go/spawn/procs=100000/cores=2/1"
         ]

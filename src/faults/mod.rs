@@ -464,7 +464,8 @@ fn print_faults(r: &ImplFaults, asked_after: bool) {
         None if asked_after => "not measured (not serving)".to_string(),
         None => "not measured (this profile does not ask)".to_string(),
     };
-    println!("  first seconds at {:.0} GET / a second: p99 {} ms; capacity {:.0} req/s before the faults, {after} after; load beside them {:.0} req/s", l.warmup_rate, p99s.join(", "), l.capacity_before, l.rate);
+    let first = if p99s.is_empty() { "no warm-up curve".to_string() } else { format!("first seconds at {:.0} GET / a second: p99 {} ms", l.warmup_rate, p99s.join(", ")) };
+    println!("  {first}; capacity {:.0} req/s before the faults, {after} after; load beside them {:.0} req/s", l.capacity_before, l.rate);
     for t in &r.trials {
         let outage = match t.outage_ms {
             Some(0.0) => "no probe failed".to_string(),

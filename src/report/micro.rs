@@ -195,7 +195,11 @@ fn spawn(d: &MicroData, names: &[String], doc: &mut Vec<Block>) {
         .filter(|l| !l.points.is_empty())
         .collect();
     doc.push(Block::Chart(micro_charts::draw(&Spec { title: "Spawn time", x_desc: "processes N", y_desc: "seconds (log)", log_x: true, log_y: true, lines })));
-    doc.push(Block::Table(searches(d)));
+    if d.searches.is_empty() {
+        doc.push(Block::Para(format!("No maximum-processes search in this run (profile {}: `concur micro --profile paper` searches to the memory budget).", d.run.profile)));
+    } else {
+        doc.push(Block::Table(searches(d)));
+    }
     doc.push(Block::Table(bytes_per_proc(d, names)));
 }
 
