@@ -377,6 +377,7 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
     let mut results = Vec::new();
     // Every implementation that was not measured, and why: the run's notes, which the report shows.
     let mut notes: Vec<String> = Vec::new();
+    let mut failed = false;
     'all: for imp in &chosen {
         if let crate::impls::Availability::Missing(why) = imp.availability() {
             println!("{}: skipped: {why}", imp.name());
@@ -388,6 +389,7 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
         if let Err(e) = server::build(imp, &server::BuildOutput::Log(build_log)) {
             println!("{}: FAILED to build: {e:#}", imp.name());
             notes.push(format!("{}: not measured: its build failed: {}", imp.name(), first_line(&format!("{e:#}"))));
+            failed = true;
             store.set_run_notes(run_id, &notes)?;
             continue;
         }
@@ -407,6 +409,7 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
                 Err(e) => {
                     println!("{} (CONCUR_CORES={cores}): FAILED: {e:#}", imp.name());
                     notes.push(format!("{} (CONCUR_CORES={cores}): not measured: {}", imp.name(), first_line(&format!("{e:#}"))));
+                    failed = true;
                     store.set_run_notes(run_id, &notes)?;
                 }
             }
@@ -418,7 +421,7 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
     if let Some(path) = json {
         std::fs::write(path, serde_json::to_string_pretty(&results)?).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(if notes.iter().any(|n| n.contains("not measured")) { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS })
+    Ok(if failed { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS })
 }
 
 fn first_line(text: &str) -> &str {
