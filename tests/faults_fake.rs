@@ -27,7 +27,7 @@ fn measure(args: &str, faults: &[Fault]) -> Option<ImplFaults> {
     fake_repo::write_fake(root.path(), args);
     let imp = concur::impls::discover(root.path()).unwrap().into_iter().find(|i| i.name() == "fake").unwrap();
     let _alone = fake_repo::measuring();
-    Some(faults::measure(&imp, root.path(), 1, faults, &settings(), root.path().join("server.log")).unwrap())
+    Some(faults::measure(&imp, root.path(), 1, faults, &settings(), None, root.path().join("server.log")).unwrap())
 }
 
 #[test]
@@ -77,13 +77,17 @@ fn a_server_that_never_serves_again_is_said_so_and_the_next_fault_still_measured
 
 #[test]
 fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() {
-    if tools::require(&tools::PYTHON3).is_none() {
+    if tools::require(&tools::PYTHON3).is_none() || !crate::database::installed() {
         return;
     }
     let root = tempfile::tempdir().unwrap();
     fake_repo::write_fake(root.path(), "--panic-exits");
     let db = root.path().join("results/concur.db");
     std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    // The GET /db bystanders' PostgreSQL copies the template the other database tests made, as
+    // it would the repository's results/postgres.
+    crate::database::shared();
+    std::os::unix::fs::symlink(crate::database::template(), root.path().join("results/postgres")).unwrap();
     crate::results::write_db(&db);
     let _alone = fake_repo::measuring();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
@@ -106,6 +110,22 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     assert!((fake.load.rate - 0.1 * fake.load.capacity_before).abs() < 1e-6 && fake.load.rate > 0.0, "{:?}", fake.load);
     assert_eq!(fake.trials[1].restarted_by.as_deref(), Some("concur (as a process supervisor)"), "{:?}", fake.trials[0]);
     assert_eq!(store.load_run(id).unwrap().run.profile, "faults");
+    // GET /db beside the baseline, the panic and the kill, not the spin; the fake answers it only
+    // when given the database, so a load back after the panic's restart shows concur gave the new
+    // process the database too.
+    assert!(said.contains("== database: PostgreSQL on 127.0.0.1:"), "{said}");
+    let db_rate = fake.load.db_rate.expect("a GET /db load");
+    assert!(fake.load.db_capacity.is_some_and(|c| c > 0.0 && (db_rate - 0.1 * c).abs() < 1e-6), "{:?}", fake.load);
+    let ran: Vec<bool> = fake.trials.iter().map(|t| t.db.is_some()).collect();
+    assert_eq!(ran, [true, true, false, true], "{:?}", fake.trials);
+    for t in [&fake.trials[1], &fake.trials[3]] {
+        // The fault at the start of the second second: what that second answered, the process
+        // concur started again answered (a quarter of the rate at least: it is back in 0.2 s).
+        let d = t.db.as_ref().unwrap();
+        let [before, after] = &d.timeline[..] else { panic!("two seconds of GET /db beside the {}: {d:?}", t.fault) };
+        assert!((999.0..1100.0).contains(&d.fault_at_ms) && before.errors == 0 && after.requests as f64 > 0.25 * db_rate, "the GET /db load beside the {}: {d:?}", t.fault);
+        assert_eq!(before.errors + after.errors, d.errors, "every failure in its second: {d:?}");
+    }
     // The report of the points' run shows the newest faults run beside it.
     let elsewhere = tempfile::tempdir().unwrap();
     let report = std::process::Command::new(env!("CARGO_BIN_EXE_concur"))
@@ -119,7 +139,8 @@ fn concur_faults_stores_every_trial_in_the_database_and_the_report_shows_them() 
     assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
     let md = std::fs::read_to_string(elsewhere.path().join("report/summary.md")).unwrap();
     assert!(md.contains(&format!("## When things go wrong (faults run {id}, ")), "{md}");
-    assert_eq!(md.matches("| fake | 1 | ").count(), 4, "a start-up and three faults: {md}");
+    assert_eq!(md.matches("| fake | 1 | ").count(), 6, "a start-up, three faults and the GET /db bystanders of two: {md}");
+    assert!(md.contains("kill -9: the GET /db bystanders beside it"), "{md}");
     assert!(md.contains("| concur (as a process supervisor) |"), "{md}");
     assert!(md.contains("10% of that capacity") && md.contains("Back after (ms)"), "{md}");
     let html = std::fs::read_to_string(elsewhere.path().join("report/index.html")).unwrap();

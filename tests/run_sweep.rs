@@ -336,13 +336,29 @@ fn a_killed_verify_or_faults_leaves_no_server() {
     if tools::require(&tools::PYTHON3).is_none() {
         return;
     }
+    // faults starts a PostgreSQL for its GET /db bystanders first (copying the database tests' template).
+    let database = crate::database::installed();
     for args in [&["verify", "fake", "--cores", "1"][..], &["faults", "fake", "--cores", "1"][..]] {
         let fake = Fake::new(PYTHON);
+        if database {
+            crate::database::shared();
+            std::fs::create_dir_all(fake.root.path().join("results")).unwrap();
+            std::os::unix::fs::symlink(crate::database::template(), fake.root.path().join("results/postgres")).unwrap();
+        }
         let mut child = fake.spawn_command(args);
         let deadline = Instant::now() + Duration::from_secs(30);
         assert!(fake.wait_server(deadline), "`concur {}` started no server: {}", args[0], std::fs::read_to_string(fake.log()).unwrap_or_default());
         let at_kill = fake.describe_servers();
+        let pid = child.id();
+        if database && args[0] == "faults" {
+            assert!(!crate::database::postgres_of(pid).is_empty(), "faults started no PostgreSQL: {}", std::fs::read_to_string(fake.log()).unwrap_or_default());
+        }
         fake.kill_and_wait_for_guard(&mut child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !crate::database::postgres_of(pid).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(crate::database::postgres_of(pid), Vec::<u32>::new(), "a PostgreSQL outlived `concur {}`'s SIGKILL", args[0]);
         assert_eq!(
             fake.wait_no_server(Duration::from_secs(5)),
             0,

@@ -40,6 +40,9 @@ pub struct FaultsArgs {
     /// The runaway request's length (GET /fault/spin?ms=N) [default: the profile's, 1000]
     #[arg(long, value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pub spin_ms: Option<u64>,
+    /// Leave out the GET /db bystanders beside the panic, the kill and the baseline (no PostgreSQL is started) [default: the profile's]
+    #[arg(long)]
+    pub no_database: bool,
     /// Write the results as JSON to this file
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -64,6 +67,7 @@ impl FaultsArgs {
         settings.before = self.before.unwrap_or(settings.before);
         settings.after = self.after.unwrap_or(settings.after);
         settings.spin_ms = self.spin_ms.unwrap_or(settings.spin_ms);
+        settings.database &= !self.no_database;
         let names = if self.faults.is_empty() { chosen.faults.clone() } else { self.faults.clone() };
         let faults = names.iter().map(|f| profile::parse_fault(f, settings.spin_ms).map_err(|e| anyhow::anyhow!("--faults {e}"))).collect::<Result<Vec<_>>>()?;
         let cores = if self.cores.is_empty() { chosen.cores.clone() } else { self.cores.clone() };

@@ -24,7 +24,8 @@ use crate::host::procstat::{sample_group, serving_port, tree};
 use crate::impls::Implementation;
 use crate::load::{self, Control, LoadPlan, StopAt};
 use crate::server::{self, Launch, Server};
-pub use crate::store::faults::{ImplFaults, LoadFigures, StartUp, Trial};
+pub use crate::store::faults::{DbLoad, ImplFaults, LoadFigures, StartUp, Trial};
+use crate::db::ServerDb;
 use anyhow::{Context, Result};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -54,6 +55,13 @@ impl Fault {
             Fault::Kill => "kill -9".into(),
         }
     }
+
+    /// Whether the database route's bystanders run beside it: a fault that can end a process
+    /// (whose replacement's pool must connect anew), and the baseline they are judged by. A
+    /// spin holds a core as it holds it from `GET /`'s bystanders, whom it stalls the same.
+    pub fn concerns_database(self) -> bool {
+        matches!(self, Fault::None | Fault::Panic | Fault::Kill)
+    }
 }
 
 /// The label of the trial without a fault.
@@ -72,8 +80,12 @@ pub struct Settings {
     /// The capacity's closed loop: warmed up this long on its own connections, then measured.
     pub capacity_warmup: Duration,
     pub capacity_for: Duration,
-    /// Whether the capacity is measured again after the last trial (what the faults left).
+    /// Whether the capacity is measured again after the last trial (what the faults left): the
+    /// best of [`AFTER_WINDOWS`] windows of `capacity_for`, one after the other.
     pub capacity_after: bool,
+    /// Whether the database route's bystanders run beside the faults that concern it (with a
+    /// database of concur's own, and the server given it).
+    pub database: bool,
     /// Load before the fault, and after it (the bound on a recovery).
     pub before: Duration,
     pub after: Duration,
@@ -98,6 +110,7 @@ impl Default for Settings {
             capacity_warmup: Duration::from_secs(1),
             capacity_for: Duration::from_secs(2),
             capacity_after: true,
+            database: true,
             before: Duration::from_secs(1),
             after: Duration::from_secs(4),
             baseline: None,
@@ -129,11 +142,17 @@ impl Supervised<'_> {
     }
 }
 
-/// Starts `imp` at `cores` with its fault routes on, times its start-up, follows its first
-/// seconds, measures its capacity, and runs the baseline and each of `faults` beside an open
-/// loop at a share of that capacity; then the capacity once more.
-pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], settings: &Settings, log: PathBuf) -> Result<ImplFaults> {
-    let launch = Launch { port: server::free_port()?, cores, env: vec![server::faults_on()], db: None, cpus: None, log: Some(log), netns: None };
+/// The windows of the capacity measured after the faults, the best kept: a server concur
+/// started again after the kill warms its JIT in the first (java-jetty's first 2 s window after
+/// a kill held 40-60% of its capacity before).
+pub const AFTER_WINDOWS: usize = 3;
+
+/// Starts `imp` at `cores` with its fault routes on (and `db`, when given), times its start-up,
+/// follows its first seconds, measures its capacity, and runs the baseline and each of `faults`
+/// beside an open loop at a share of that capacity (and, with a database, one of `GET /db` at a
+/// share of that route's capacity beside the faults that concern it); then the capacity once more.
+pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], settings: &Settings, db: Option<&ServerDb>, log: PathBuf) -> Result<ImplFaults> {
+    let launch = Launch { port: server::free_port()?, cores, env: vec![server::faults_on()], db: db.cloned(), cpus: None, log: Some(log), netns: None };
     let started = Instant::now();
     let mut server = Server::start(imp, root, &launch)?;
     let ready = loop {
@@ -148,15 +167,26 @@ pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], 
     let addr = server.addr;
     // A profile without a warm-up curve (quick's) keeps the start-up's figures alone.
     let warmup = if settings.warmup_for.is_zero() { Vec::new() } else { open_loop(addr, settings.warmup_rate, settings.warmup_for)?.timeline };
-    let capacity_before = capacity(addr, settings).with_context(|| format!("{}'s capacity before the faults", imp.name()))?;
+    let capacity_before = capacity(addr, "/", settings, true).with_context(|| format!("{}'s capacity before the faults", imp.name()))?;
     anyhow::ensure!(capacity_before > 0.0, "{} answered no GET / while its capacity was measured{}", imp.name(), server.log_tail());
     let rate = settings.rate.unwrap_or(settings.share * capacity_before);
+    // The database route's, where a fault that concerns it is measured (its pool opened here).
+    let db_capacity = match db.filter(|_| faults.iter().any(|f| f.concerns_database())) {
+        Some(_) => {
+            let c = capacity(addr, "/db", settings, true).with_context(|| format!("{}'s GET /db capacity", imp.name()))?;
+            anyhow::ensure!(c > 0.0, "{} answered no GET /db while its capacity was measured{}", imp.name(), server.log_tail());
+            Some(c)
+        }
+        None => None,
+    };
+    let db_rate = db_capacity.map(|c| settings.share * c);
     let mut supervised = Supervised { imp, root, launch, server };
-    let baseline = trial(&mut supervised, Fault::None, rate, None, settings)?;
-    let bound = recovery::p99_bound_ms(recovery::reference_ms(&baseline.timeline).unwrap_or(baseline.load_p99_ms));
+    let baseline = trial(&mut supervised, Fault::None, Rates { root: rate, db: db_rate }, Bounds::default(), settings)?;
+    let bound = |timeline: &[crate::stats::Second], p99: f64| recovery::p99_bound_ms(recovery::reference_ms(timeline).unwrap_or(p99));
+    let bounds = Bounds { root: Some(bound(&baseline.timeline, baseline.load_p99_ms)), db: baseline.db.as_ref().map(|d| bound(&d.timeline, d.p99_ms)) };
     let mut trials = vec![baseline];
     for &fault in faults {
-        trials.push(trial(&mut supervised, fault, rate, Some(bound), settings)?);
+        trials.push(trial(&mut supervised, fault, Rates { root: rate, db: db_rate.filter(|_| fault.concerns_database()) }, bounds, settings)?);
         // The next trial starts on a server that serves: one that runs on without serving is started afresh.
         supervised.restart_if_exited()?;
         if !wait_serving(supervised.server.addr, Duration::from_secs(10)) {
@@ -167,20 +197,34 @@ pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], 
     }
     // What the faults left: a pool that lost workers for good serves less than before (a server
     // concur started again after the kill is measured as it is then, its JIT cold).
-    let capacity_after = if settings.capacity_after { capacity(supervised.server.addr, settings).ok().filter(|c| *c > 0.0) } else { None };
+    let capacity_after = if settings.capacity_after { capacity_after(supervised.server.addr, settings) } else { None };
     supervised.server.stop(Duration::from_secs(3));
-    let load = LoadFigures { rate, capacity_before, capacity_after, warmup_rate: settings.warmup_rate, warmup };
+    let load = LoadFigures { rate, capacity_before, capacity_after, warmup_rate: settings.warmup_rate, warmup, db_capacity, db_rate };
     Ok(ImplFaults { name: imp.name().to_string(), cores, start_up, load, trials })
+}
+
+/// The open loops beside a trial, requests a second: `GET /`'s, and `GET /db`'s where it runs.
+#[derive(Debug, Clone, Copy)]
+struct Rates {
+    root: f64,
+    db: Option<f64>,
+}
+
+/// The p99 a second of each open loop must be within to be back (none for the baseline itself).
+#[derive(Debug, Clone, Copy, Default)]
+struct Bounds {
+    root: Option<f64>,
+    db: Option<f64>,
 }
 
 /// `GET /` in an open loop at `rate` for `length`, with a p99 per second.
 fn open_loop(addr: SocketAddr, rate: f64, length: Duration) -> Result<load::LoadReport> {
-    load::run(&open_loop_plan(addr, rate, length)?, &Control::new())
+    load::run(&open_loop_plan(addr, "/", rate, length)?, &Control::new())
 }
 
-/// The plan of every open loop here: the warm-up curve's, and the load beside each trial.
-fn open_loop_plan(addr: SocketAddr, rate: f64, length: Duration) -> Result<LoadPlan> {
-    let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
+/// The plan of every open loop here: the warm-up curve's, and the loads beside each trial.
+fn open_loop_plan(addr: SocketAddr, path: &str, rate: f64, length: Duration) -> Result<LoadPlan> {
+    let mut plan = LoadPlan::get(&format!("http://{addr}{path}"))?;
     // Enough connections that a healthy server's answers never hold the schedule back.
     plan.connections = ((rate / 500.0).ceil() as usize).clamp(8, 64);
     plan.threads = 1;
@@ -191,14 +235,24 @@ fn open_loop_plan(addr: SocketAddr, rate: f64, length: Duration) -> Result<LoadP
     Ok(plan)
 }
 
-/// Successful `GET /` a second in a closed loop of 64 connections, after a warm-up on them.
-fn capacity(addr: SocketAddr, settings: &Settings) -> Result<f64> {
-    let mut plan = LoadPlan::get(&format!("http://{addr}/"))?;
+/// Successful `GET path` a second in a closed loop of 64 connections, after a warm-up on them
+/// when `warm` (a window right after another needs none).
+fn capacity(addr: SocketAddr, path: &str, settings: &Settings, warm: bool) -> Result<f64> {
+    let mut plan = LoadPlan::get(&format!("http://{addr}{path}"))?;
     plan.connections = 64;
     plan.timeout = Duration::from_secs(2);
-    plan.warmup = Some(load::warmup::Warmup { min: settings.capacity_warmup, max: settings.capacity_warmup, period: None });
+    if warm {
+        plan.warmup = Some(load::warmup::Warmup { min: settings.capacity_warmup, max: settings.capacity_warmup, period: None });
+    }
     plan.stop = StopAt::Duration(settings.capacity_for);
     Ok(load::run(&plan, &Control::new())?.requests_per_s)
+}
+
+/// What the faults left: the best of [`AFTER_WINDOWS`] capacity windows, the first after the
+/// warm-up; `None` when none answered.
+fn capacity_after(addr: SocketAddr, settings: &Settings) -> Option<f64> {
+    let windows = (0..AFTER_WINDOWS).filter_map(|i| capacity(addr, "/", settings, i == 0).ok());
+    windows.fold(None, |best: Option<f64>, c| Some(best.map_or(c, |b| b.max(c)))).filter(|c| *c > 0.0)
 }
 
 fn wait_serving(addr: SocketAddr, within: Duration) -> bool {
@@ -221,17 +275,19 @@ fn unix_ms() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
-/// One fault under an open loop at `rate`: the prober and the load start, the fault comes
-/// `settings.before` later, and both end `settings.after` after it. `bound`: the p99 a second
-/// of the load must be within to be back (none for the baseline itself).
-fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, settings: &Settings) -> Result<Trial> {
+/// One fault under an open loop at `rates.root` (and one of `GET /db` at `rates.db`): the
+/// prober and the loads start, the fault comes `settings.before` later, and all end
+/// `settings.after` after it. `bounds`: the p99 a second of each load must be within to be back.
+fn trial(sup: &mut Supervised, fault: Fault, rates: Rates, bounds: Bounds, settings: &Settings) -> Result<Trial> {
     let addr = sup.server.addr;
     // The baseline may be shorter than a fault's trial: it has no recovery to wait for.
     let length = match (fault, settings.baseline) {
         (Fault::None, Some(b)) => b.max(settings.before),
         _ => settings.before + settings.after,
     };
-    let plan = open_loop_plan(addr, rate, length)?;
+    let rate = rates.root;
+    let plan = open_loop_plan(addr, "/", rate, length)?;
+    let db_plan = rates.db.map(|r| open_loop_plan(addr, "/db", r, length)).transpose()?;
     let (control, stop) = (Control::new(), AtomicBool::new(false));
     let origin = Instant::now();
     // Whom a kill leaves to be replaced; no other fault asks.
@@ -239,6 +295,7 @@ fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, sett
     std::thread::scope(|s| -> Result<Trial> {
         let prober = s.spawn(|| probe::run(addr, origin, settings.probe_every, Duration::from_secs(2), &stop));
         let load = s.spawn(|| load::run(&plan, &control));
+        let db_load = db_plan.as_ref().map(|p| s.spawn(|| load::run(p, &control)));
         std::thread::sleep(settings.before);
         let fault_at = origin.elapsed();
         let fault_unix_ms = unix_ms();
@@ -259,6 +316,7 @@ fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, sett
         stop.store(true, Ordering::Relaxed);
         let probes = prober.join().expect("the prober panicked");
         let report = load.join().expect("the load panicked");
+        let db_report = db_load.map(|h| h.join().expect("the database route's load panicked"));
         let (faulting_client, faulting_ms) = match (faulting, killed) {
             (Some(handle), _) => {
                 let (saw, took) = handle.join().expect("the faulting client panicked");
@@ -277,7 +335,24 @@ fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, sett
         let load_fault_at_ms = fault_unix_ms - report.started_unix_ms as f64;
         // Whole seconds only: a last partial second answers less than the rate without being slow.
         let seconds = length.as_secs_f64().floor() as usize;
-        let recovery_ms = bound.and_then(|b| recovery::recovery_ms(&report.timeline, seconds, load_fault_at_ms, rate, b));
+        let recovery_ms = bounds.root.and_then(|b| recovery::recovery_ms(&report.timeline, seconds, load_fault_at_ms, rate, b));
+        let db = match (db_report, rates.db) {
+            (Some(r), Some(db_rate)) => {
+                let r = r.with_context(|| format!("the GET /db load beside the {}", fault.label()))?;
+                let fault_at_ms = fault_unix_ms - r.started_unix_ms as f64;
+                Some(DbLoad {
+                    requests: r.requests,
+                    errors: r.errors,
+                    unfinished: r.unfinished,
+                    p99_ms: latency(r.latency.p99_us),
+                    max_ms: latency(r.latency.max_us),
+                    fault_at_ms,
+                    recovery_ms: bounds.db.and_then(|b| recovery::recovery_ms(&r.timeline, seconds, fault_at_ms, db_rate, b)),
+                    timeline: r.timeline,
+                })
+            }
+            _ => None,
+        };
         Ok(Trial {
             fault: fault.label(),
             faulting_client,
@@ -295,6 +370,7 @@ fn trial(sup: &mut Supervised, fault: Fault, rate: f64, bound: Option<f64>, sett
             fault_at_ms: load_fault_at_ms,
             recovery_ms,
             timeline: report.timeline,
+            db,
         })
     })
 }
@@ -373,10 +449,21 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
     let all = crate::impls::discover(&root)?;
     let chosen = crate::impls::select(&all, "http", names)?;
     let (db, store) = crate::store::sweep::open(&root, db)?;
-    let run_id = open_run(&store, &root, &chosen, plan)?;
-    let mut results = Vec::new();
     // Every implementation that was not measured, and why: the run's notes, which the report shows.
     let mut notes: Vec<String> = Vec::new();
+    // The database the servers are given, for the bystanders of the faults that concern it; a
+    // machine without PostgreSQL measures the rest and says so.
+    let cluster = if settings.database && plan.faults.iter().any(|f| f.concerns_database()) {
+        crate::db::Cluster::start(&crate::db::Options::for_repository(&root))
+            .inspect(|c| println!("== database: PostgreSQL on 127.0.0.1:{} for the GET /db bystanders", c.port()))
+            .map_err(|e| notes.push(format!("the GET /db bystanders not measured: no database: {}", first_line(&format!("{e:#}")))))
+            .ok()
+    } else {
+        None
+    };
+    let run_id = open_run(&store, &root, &chosen, plan, cluster.is_some())?;
+    store.set_run_notes(run_id, &notes)?;
+    let mut results = Vec::new();
     let mut failed = false;
     'all: for imp in &chosen {
         if let crate::impls::Availability::Missing(why) = imp.availability() {
@@ -395,7 +482,8 @@ pub fn faults_command(root: Option<&Path>, db: Option<&Path>, names: &[String], 
         }
         for &cores in cores {
             let log = std::env::temp_dir().join(format!("concur-faults-{}-{cores}-{}.log", imp.name(), std::process::id()));
-            let measured = measure(imp, &root, cores, &plan.faults, settings, log);
+            let db = cluster.as_ref().map(|c| ServerDb::for_cores(c.url(), crate::db::DEFAULT_POOL, crate::db::DEFAULT_SLOW_MS, cores));
+            let measured = measure(imp, &root, cores, &plan.faults, settings, db.as_ref(), log);
             if crate::host::interrupt::stopping() {
                 // Trials cut short by the signal say nothing; every implementation finished is kept.
                 break 'all;
@@ -429,7 +517,7 @@ fn first_line(text: &str) -> &str {
 }
 
 /// The run the trials are stored in: profile `faults`, its settings as the plan.
-fn open_run(store: &crate::store::Store, root: &Path, chosen: &[Implementation], faults: &Plan) -> Result<i64> {
+fn open_run(store: &crate::store::Store, root: &Path, chosen: &[Implementation], faults: &Plan, database: bool) -> Result<i64> {
     let present: Vec<&Implementation> = chosen.iter().filter(|i| i.availability() == crate::impls::Availability::Present).collect();
     let settings = &faults.settings;
     let plan = serde_json::json!({
@@ -443,6 +531,8 @@ fn open_run(store: &crate::store::Store, root: &Path, chosen: &[Implementation],
         "warmup_s": settings.warmup_for.as_secs_f64(),
         "capacity_s": settings.capacity_for.as_secs_f64(),
         "capacity_after": settings.capacity_after,
+        "after_windows": AFTER_WINDOWS,
+        "database": database,
         "before_s": settings.before.as_secs_f64(),
         "baseline_s": settings.baseline.map(|b| b.as_secs_f64()),
         "after_s": settings.after.as_secs_f64(),
@@ -469,6 +559,9 @@ fn print_faults(r: &ImplFaults, asked_after: bool) {
     };
     let first = if p99s.is_empty() { "no warm-up curve".to_string() } else { format!("first seconds at {:.0} GET / a second: p99 {} ms", l.warmup_rate, p99s.join(", ")) };
     println!("  {first}; capacity {:.0} req/s before the faults, {after} after; load beside them {:.0} req/s", l.capacity_before, l.rate);
+    if let (Some(c), Some(r)) = (l.db_capacity, l.db_rate) {
+        println!("  GET /db: capacity {c:.0} req/s; its bystanders {r:.0} req/s beside the faults that concern the database");
+    }
     for t in &r.trials {
         let outage = match t.outage_ms {
             Some(0.0) => "no probe failed".to_string(),
@@ -486,5 +579,22 @@ fn print_faults(r: &ImplFaults, asked_after: bool) {
             "  {:<15} faulting client: {}{took}; {outage}; longest probe wait {:.0} ms; load {} answered (p99 {:.1} ms, max {:.0} ms), {} failed, {} unanswered{back}{by}",
             t.fault, t.faulting_client, t.stall_ms, t.load_requests, t.load_p99_ms, t.load_max_ms, t.load_errors, t.load_unfinished
         );
+        if let Some(d) = &t.db {
+            let back = match (t.fault == BASELINE, d.recovery_ms) {
+                (true, _) => String::new(),
+                (false, Some(ms)) => format!("; back {ms:.0} ms after the fault"),
+                (false, None) => "; not back by the end".to_string(),
+            };
+            println!(
+                "  {:<15} GET /db beside it at {:.0} req/s: {} answered (p99 {:.1} ms, max {:.0} ms), {} failed, {} unanswered{back}",
+                "",
+                l.db_rate.unwrap_or(0.0),
+                d.requests,
+                d.p99_ms,
+                d.max_ms,
+                d.errors,
+                d.unfinished
+            );
+        }
     }
 }

@@ -42,6 +42,8 @@ pub struct FaultsProfile {
     pub capacity: Option<String>,
     /// Whether the capacity is measured again after the last trial.
     pub capacity_after: Option<bool>,
+    /// Whether the `GET /db` bystanders run beside the faults that concern the database.
+    pub database: Option<bool>,
 }
 
 fn one_core() -> Vec<u32> {
@@ -66,6 +68,7 @@ impl FaultsProfile {
             capacity_warmup: None,
             capacity: None,
             capacity_after: None,
+            database: None,
         }
     }
 }
@@ -90,6 +93,7 @@ impl FaultsProfile {
             capacity_warmup: secs(&self.capacity_warmup, d.capacity_warmup),
             capacity_for: secs(&self.capacity, d.capacity_for),
             capacity_after: self.capacity_after.unwrap_or(d.capacity_after),
+            database: self.database.unwrap_or(d.database),
             ..d
         }
     }

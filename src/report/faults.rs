@@ -73,9 +73,17 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
             setting("before_s"),
             setting("after_s"),
             setting("probe_every_ms"),
-            if asked_after { "; last the capacity again" } else { " (this profile, a short form, does not measure the capacity again after them)" }
+            if asked_after { "; last the capacity again (the best of its windows after the faults, where the run names them)" } else { " (this profile, a short form, does not measure the capacity again after them)" }
         )),
     ];
+    if run.plan.get("database").and_then(serde_json::Value::as_bool) == Some(true) {
+        doc.push(Block::Para(
+            "Beside the baseline, the panic and the kill, where they are measured, a second open loop asks GET /db (one row of a PostgreSQL of concur's own) at the same share of \
+             that route's own capacity: a process that dies takes its pool's connections with it, and its replacement must open new ones before it serves the route. Its \
+             figures are judged, as the load on /, by the baseline's own GET /db seconds."
+                .to_string(),
+        ));
+    }
     if !run.notes.is_empty() {
         doc.push(Block::List(run.notes.clone()));
     }
@@ -121,9 +129,36 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
             }
         }
         doc.push(Block::Table(table));
+        doc.extend(database_table(kind, faults));
         doc.extend(timelines(kind, faults, palette));
     }
     doc
+}
+
+/// The `GET /db` bystanders beside one kind of fault, where they ran: judged, as the load on
+/// `/`, by the baseline's own `/db` seconds.
+fn database_table(kind: &str, faults: &[ImplFaults]) -> Option<Block> {
+    let header = ["Implementation", "Cores", "GET /db capacity (req/s)", "Load (req/s)", "answered", "failed", "unanswered", "p99 (ms)", "Baseline p99, worst second (ms)", "Back after (ms)"];
+    let mut table = Table::new(format!("{kind}: the GET /db bystanders beside it (a process that dies takes its pool's connections with it)"), &header).labels(2);
+    for f in faults {
+        let Some(d) = f.trials.iter().find(|t| t.fault == kind).and_then(|t| t.db.as_ref()) else { continue };
+        let baseline = f.trials.iter().find(|t| t.fault == crate::faults::BASELINE).and_then(|t| t.db.as_ref());
+        let reference = baseline.and_then(|b| crate::faults::recovery::reference_ms(&b.timeline));
+        let rate = |v: Option<f64>| v.map_or("-".to_string(), |r| thousands(r.round() as u64));
+        table.row(vec![
+            f.name.clone(),
+            f.cores.to_string(),
+            rate(f.load.db_capacity),
+            rate(f.load.db_rate),
+            thousands(d.requests),
+            thousands(d.errors),
+            thousands(d.unfinished),
+            format!("{:.1}", d.p99_ms),
+            reference.map_or("-".to_string(), |ms| format!("{ms:.1}")),
+            d.recovery_ms.map_or("not by the end".to_string(), |ms| thousands(ms.round() as u64)),
+        ]);
+    }
+    (!table.rows.is_empty()).then_some(Block::Table(table))
 }
 
 /// The load's seconds around one kind of fault, at each core count: its p99 and the share of

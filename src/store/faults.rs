@@ -59,6 +59,15 @@ ALTER TABLE fault_trials ADD COLUMN recovery_ms REAL;
 ALTER TABLE fault_trials ADD COLUMN timeline TEXT NOT NULL DEFAULT '[]';
 ";
 
+/// The database route's bystanders (version 18): the `/db` capacity and the open loop's rate at a
+/// share of it, per implementation; per trial, that loop's figures as JSON (`DbLoad`). NULL where
+/// no database was given, and for a trial whose fault does not concern it (the spin).
+pub const DB_MIGRATION: &str = "
+ALTER TABLE fault_results ADD COLUMN db_capacity REAL;
+ALTER TABLE fault_results ADD COLUMN db_rate REAL;
+ALTER TABLE fault_trials ADD COLUMN db_load TEXT;
+";
+
 /// From exec to the first `GET /` answered 200, and the server's memory then.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StartUp {
@@ -78,6 +87,28 @@ pub struct LoadFigures {
     /// The warm-up curve: from the first 200, an open loop at `warmup_rate`, per second.
     pub warmup_rate: f64,
     pub warmup: Vec<Second>,
+    /// The database route: successful `GET /db` a second in the same closed loop, and the rate
+    /// of its bystanders' open loop, a share of it (`None`: the server was given no database).
+    #[serde(default)]
+    pub db_capacity: Option<f64>,
+    #[serde(default)]
+    pub db_rate: Option<f64>,
+}
+
+/// The open loop of `GET /db` beside a trial whose fault concerns the database (a process that
+/// dies takes its pool with it; its replacement must connect anew): what it received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DbLoad {
+    pub requests: u64,
+    pub errors: u64,
+    pub unfinished: u64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// When the fault came on this loop's clock, and from it to the first second back (as the
+    /// load on `/`'s, judged by the baseline's `/db` seconds).
+    pub fault_at_ms: f64,
+    pub recovery_ms: Option<f64>,
+    pub timeline: Vec<Second>,
 }
 
 /// What one fault did.
@@ -112,6 +143,9 @@ pub struct Trial {
     pub recovery_ms: Option<f64>,
     /// The load's seconds: answered, failed, p99.
     pub timeline: Vec<Second>,
+    /// The database route's bystanders, where they ran.
+    #[serde(default)]
+    pub db: Option<DbLoad>,
 }
 
 /// The faults of one implementation at one core count.
@@ -130,8 +164,9 @@ impl Store {
     pub fn insert_faults(&self, run_id: i64, f: &ImplFaults) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
         tx.execute(
-            "INSERT INTO fault_results (run_id, implementation, cores, ready_ms, rss_bytes, load_rate, capacity_before, capacity_after, warmup_rate, warmup)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO fault_results (run_id, implementation, cores, ready_ms, rss_bytes, load_rate, capacity_before, capacity_after, warmup_rate, warmup,
+                                        db_capacity, db_rate)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 run_id,
                 f.name,
@@ -142,15 +177,17 @@ impl Store {
                 f.load.capacity_before,
                 f.load.capacity_after,
                 f.load.warmup_rate,
-                serde_json::to_string(&f.load.warmup)?
+                serde_json::to_string(&f.load.warmup)?,
+                f.load.db_capacity,
+                f.load.db_rate
             ],
         )?;
         for (seq, t) in f.trials.iter().enumerate() {
             tx.execute(
                 "INSERT INTO fault_trials (run_id, implementation, cores, seq, fault, faulting_client, faulting_ms, outage_ms, stall_ms, probes,
                                            probes_failed, restarted_by, load_requests, load_errors, load_unfinished, load_p99_ms, load_max_ms,
-                                           fault_at_ms, recovery_ms, timeline)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+                                           fault_at_ms, recovery_ms, timeline, db_load)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
                 params![
                     run_id,
                     f.name,
@@ -171,7 +208,8 @@ impl Store {
                     t.load_max_ms,
                     t.fault_at_ms,
                     t.recovery_ms,
-                    serde_json::to_string(&t.timeline)?
+                    serde_json::to_string(&t.timeline)?,
+                    t.db.as_ref().map(serde_json::to_string).transpose()?
                 ],
             )?;
         }
@@ -182,7 +220,8 @@ impl Store {
     /// Every implementation's faults in run `run_id`, by name then cores, each's trials in the order they ran.
     pub fn faults(&self, run_id: i64) -> Result<Vec<ImplFaults>> {
         let mut stmt = self.conn.prepare(
-            "SELECT implementation, cores, ready_ms, rss_bytes, load_rate, capacity_before, capacity_after, warmup_rate, warmup
+            "SELECT implementation, cores, ready_ms, rss_bytes, load_rate, capacity_before, capacity_after, warmup_rate, warmup,
+                    db_capacity, db_rate
              FROM fault_results WHERE run_id = ?1 ORDER BY implementation, cores",
         )?;
         let mut out: Vec<ImplFaults> = stmt
@@ -191,14 +230,22 @@ impl Store {
                     name: r.get(0)?,
                     cores: r.get(1)?,
                     start_up: StartUp { ready_ms: r.get(2)?, rss_bytes: r.get::<_, i64>(3)?.max(0) as u64 },
-                    load: LoadFigures { rate: r.get(4)?, capacity_before: r.get(5)?, capacity_after: r.get(6)?, warmup_rate: r.get(7)?, warmup: seconds(r.get(8)?) },
+                    load: LoadFigures {
+                        rate: r.get(4)?,
+                        capacity_before: r.get(5)?,
+                        capacity_after: r.get(6)?,
+                        warmup_rate: r.get(7)?,
+                        warmup: seconds(r.get(8)?),
+                        db_capacity: r.get(9)?,
+                        db_rate: r.get(10)?,
+                    },
                     trials: Vec::new(),
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn.prepare(
             "SELECT fault, faulting_client, faulting_ms, outage_ms, stall_ms, probes, probes_failed, restarted_by, load_requests, load_errors,
-                    load_unfinished, load_p99_ms, load_max_ms, fault_at_ms, recovery_ms, timeline
+                    load_unfinished, load_p99_ms, load_max_ms, fault_at_ms, recovery_ms, timeline, db_load
              FROM fault_trials WHERE run_id = ?1 AND implementation = ?2 AND cores = ?3 ORDER BY seq",
         )?;
         let count = |v: i64| v.max(0) as u64;
@@ -222,6 +269,8 @@ impl Store {
                         fault_at_ms: r.get(13)?,
                         recovery_ms: r.get(14)?,
                         timeline: seconds(r.get(15)?),
+                        // One this concur cannot read (a newer one's) reads as none.
+                        db: r.get::<_, Option<String>>(16)?.and_then(|json| serde_json::from_str(&json).ok()),
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;
@@ -268,6 +317,7 @@ mod tests {
             fault_at_ms: 1003.5,
             recovery_ms: outage.map(|ms| ms + 996.5),
             timeline: vec![Second { requests: 200, errors: 0, p99_us: Some(4200) }, Second { requests: 0, errors: 12, p99_us: None }],
+            db: None,
         };
         let load = |capacity_after: Option<f64>| LoadFigures {
             rate: 2_000.0,
@@ -275,14 +325,28 @@ mod tests {
             capacity_after,
             warmup_rate: 200.0,
             warmup: vec![Second { requests: 180, errors: 0, p99_us: Some(81_000) }],
+            db_capacity: None,
+            db_rate: None,
         };
-        let go = ImplFaults {
+        let mut go = ImplFaults {
             name: "go".into(),
             cores: 1,
             start_up: StartUp { ready_ms: 12.0, rss_bytes: 9 << 20 },
             load: load(Some(9_800.0)),
             trials: vec![trial("panic", Some(0.0), None), trial("kill -9", None, Some("concur (as a process supervisor)"))],
         };
+        // The database's bystanders beside the kill: kept whole, and absent where they did not run.
+        (go.load.db_capacity, go.load.db_rate) = (Some(1_500.0), Some(300.0));
+        go.trials[1].db = Some(DbLoad {
+            requests: 1_410,
+            errors: 25,
+            unfinished: 2,
+            p99_ms: 820.0,
+            max_ms: 1_900.5,
+            fault_at_ms: 1_001.0,
+            recovery_ms: Some(1_999.0),
+            timeline: vec![Second { requests: 300, errors: 0, p99_us: Some(3_100) }, Second { requests: 120, errors: 25, p99_us: Some(820_000) }],
+        });
         let bun = ImplFaults { name: "bun".into(), cores: 2, start_up: StartUp { ready_ms: 60.0, rss_bytes: 40 << 20 }, load: load(None), trials: vec![trial("spin 1000 ms", Some(0.0), None)] };
         store.insert_faults(run, &go).unwrap();
         store.insert_faults(run, &bun).unwrap();

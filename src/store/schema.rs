@@ -30,6 +30,7 @@ pub const MIGRATIONS: &[&str] = &[
     super::faults::MIGRATION,
     super::faults::LOAD_MIGRATION,
     super::micro::SUPERVISED_MIGRATION,
+    super::faults::DB_MIGRATION,
 ];
 
 const V1: &str = "
@@ -226,6 +227,8 @@ const UNDO: &[&str] = &[
     "ALTER TABLE micro_results DROP COLUMN kill_rate; ALTER TABLE micro_results DROP COLUMN kills; \
      ALTER TABLE micro_results DROP COLUMN lost; ALTER TABLE micro_results DROP COLUMN restart_p50_ns; \
      ALTER TABLE micro_results DROP COLUMN restart_p99_ns; ALTER TABLE micro_results DROP COLUMN late_restarts;",
+    "ALTER TABLE fault_results DROP COLUMN db_capacity; ALTER TABLE fault_results DROP COLUMN db_rate; \
+     ALTER TABLE fault_trials DROP COLUMN db_load;",
 ];
 
 /// Turns a file at the latest version into what a concur of `version` (4 or later) left.

@@ -1,7 +1,8 @@
 # The fake implementation of the run tests (run_sweep, run_capacity,
 # run_held, run_locust): a keep-alive HTTP/1.1 server that answers every GET
 # with 200 "Hello, World!", and GET /longPoll with 200 "OK" after
-# CONCUR_LONGPOLL_MS (a blocking sleep on the connection's thread).
+# CONCUR_LONGPOLL_MS (a blocking sleep on the connection's thread); GET /db
+# is 503 when the server was given no CONCUR_DB_URL (no query is made).
 #
 #     server.py PORT [--stall] [--capacity K] [--stall-every] [--pool K] [--only-root] [--peers FILE] MARKER
 #
@@ -124,6 +125,9 @@ class Hello(http.server.BaseHTTPRequestHandler):
             if phase < 0.5:
                 time.sleep(0.5 - phase)
         body = b"Hello, World!"
+        if self.path == "/db" and not os.environ.get("CONCUR_DB_URL"):
+            # Given no database, as SPEC §8.4 has it (the fake answers /db without a query).
+            return self.reply(503, b"database unavailable: CONCUR_DB_URL is not set")
         if ONLY_ROOT and self.path != "/":
             self.send_error(404)
             return
