@@ -17,6 +17,7 @@ fn settings() -> Settings {
         before: Duration::from_secs(1),
         after: Duration::from_secs(2),
         spin_ms: 300,
+        capacity_windows: 1,
         ..Settings::default()
     }
 }

@@ -42,6 +42,8 @@ pub struct FaultsProfile {
     pub capacity: Option<String>,
     /// Whether the capacity is measured again after the last trial.
     pub capacity_after: Option<bool>,
+    /// The capacity is the best of this many windows of `capacity`.
+    pub capacity_windows: Option<usize>,
     /// Whether the `GET /db` bystanders run beside the faults that concern the database.
     pub database: Option<bool>,
 }
@@ -68,6 +70,7 @@ impl FaultsProfile {
             capacity_warmup: None,
             capacity: None,
             capacity_after: None,
+            capacity_windows: None,
             database: None,
         }
     }
@@ -93,6 +96,7 @@ impl FaultsProfile {
             capacity_warmup: secs(&self.capacity_warmup, d.capacity_warmup),
             capacity_for: secs(&self.capacity, d.capacity_for),
             capacity_after: self.capacity_after.unwrap_or(d.capacity_after),
+            capacity_windows: self.capacity_windows.unwrap_or(d.capacity_windows),
             database: self.database.unwrap_or(d.database),
             ..d
         }
@@ -129,6 +133,9 @@ pub fn parse(shown: &str, text: &str) -> Result<FaultsProfile> {
     }
     if p.spin_ms.is_some_and(|ms| ms > 10_000) {
         bail!("{shown}: 'spin_ms' must be at most 10000 (SPEC §9 clamps the spin there)");
+    }
+    if p.capacity_windows.is_some_and(|n| !(1..=10).contains(&n)) {
+        bail!("{shown}: 'capacity_windows' must be 1 to 10 (e.g. capacity_windows = 3)");
     }
     if p.warmup_rate.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
         bail!("{shown}: 'warmup_rate' must be above 0 (e.g. warmup_rate = 200)");
@@ -175,6 +182,8 @@ mod tests {
         assert_eq!((built_in.cores.as_slice(), &built_in.faults), (file.cores.as_slice(), &file.faults));
         assert_eq!(format!("{:?}", built_in.settings()), format!("{:?}", file.settings()), "full is spec/FAULTS.md's defaults");
         let quick = load(root, "quick").unwrap();
+        // make bench's short form measures one capacity window, without the database.
+        assert_eq!((quick.settings().capacity_windows, full.settings().capacity_windows, full.settings().database), (1, 3, true));
         assert!(quick.settings().before + quick.settings().after < full.settings().before + full.settings().after);
     }
 
@@ -188,6 +197,8 @@ mod tests {
         assert!(err.contains("'baseline' must be at least 2 s"), "{err}");
         let err = parse("p.toml", "description = \"d\"\nshare = 2\n").unwrap_err().to_string();
         assert!(err.contains("'share' must be above 0 and at most 1"), "{err}");
+        let err = parse("p.toml", "description = \"d\"\ncapacity_windows = 0\n").unwrap_err().to_string();
+        assert!(err.contains("'capacity_windows' must be 1 to 10"), "{err}");
         let err = parse("p.toml", "description = \"d\"\nrepeat = 2\n").unwrap_err().to_string();
         assert!(err.contains("repeat"), "{err}");
     }

@@ -52,7 +52,7 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
     let mut doc = vec![
         Block::Heading(2, format!("When things go wrong (faults run {}, {}, profile {})", run.id, run.started_at, run.profile)),
         Block::Para(format!(
-            "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200{}; then its capacity (GET / in a closed loop of 64 connections) and, on \
+            "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200{}; then its capacity (GET / in a closed loop of 64 connections{}) and, on \
              the same server, a trial without a fault (the baseline) and one fault at a time, each beside an open loop of GET / at {} \
              from {:.1} s before the fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms{}. Nothing is prescribed: what the runtime and its community's usual supervisor do is the result. Outage: from \
              the first probe that failed to the first answered after the last failure (none failed: 0; \"not again\": still failing when \
@@ -66,6 +66,10 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
             } else {
                 " (this profile follows no warm-up curve)".to_string()
             },
+            match run.plan.get("capacity_windows").and_then(serde_json::Value::as_u64) {
+                Some(n) if n > 1 => format!(", the best of {n} windows one after the other: a JIT warms in the first"),
+                _ => String::new(),
+            },
             match run.plan.get("rate").and_then(serde_json::Value::as_f64) {
                 Some(rate) => format!("a fixed {} a second", thousands(rate as u64)),
                 None => format!("{:.0}% of that capacity", setting("share") * 100.0),
@@ -73,7 +77,7 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
             setting("before_s"),
             setting("after_s"),
             setting("probe_every_ms"),
-            if asked_after { "; last the capacity again (the best of its windows after the faults, where the run names them)" } else { " (this profile, a short form, does not measure the capacity again after them)" }
+            if asked_after { "; last the capacity again" } else { " (this profile, a short form, does not measure the capacity again after them)" }
         )),
     ];
     if run.plan.get("database").and_then(serde_json::Value::as_bool) == Some(true) {
