@@ -46,6 +46,8 @@ pub struct FaultsProfile {
     pub capacity_windows: Option<usize>,
     /// Whether the `GET /db` bystanders run beside the faults that concern the database.
     pub database: Option<bool>,
+    /// Their open loop, as a share of the server's `GET /db` capacity.
+    pub db_share: Option<f64>,
 }
 
 fn one_core() -> Vec<u32> {
@@ -72,6 +74,7 @@ impl FaultsProfile {
             capacity_after: None,
             capacity_windows: None,
             database: None,
+            db_share: None,
         }
     }
 }
@@ -98,6 +101,7 @@ impl FaultsProfile {
             capacity_after: self.capacity_after.unwrap_or(d.capacity_after),
             capacity_windows: self.capacity_windows.unwrap_or(d.capacity_windows),
             database: self.database.unwrap_or(d.database),
+            db_share: self.db_share.unwrap_or(d.db_share),
             ..d
         }
     }
@@ -130,6 +134,9 @@ pub fn parse(shown: &str, text: &str) -> Result<FaultsProfile> {
     }
     if p.share.is_some_and(|s| !(s > 0.0 && s <= 1.0)) {
         bail!("{shown}: 'share' must be above 0 and at most 1 (e.g. share = 0.2)");
+    }
+    if p.db_share.is_some_and(|s| !(s > 0.0 && s <= 1.0)) {
+        bail!("{shown}: 'db_share' must be above 0 and at most 1 (e.g. db_share = 0.05)");
     }
     if p.spin_ms.is_some_and(|ms| ms > 10_000) {
         bail!("{shown}: 'spin_ms' must be at most 10000 (SPEC §9 clamps the spin there)");

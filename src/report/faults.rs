@@ -82,8 +82,8 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
     ];
     if run.plan.get("database").and_then(serde_json::Value::as_bool) == Some(true) {
         doc.push(Block::Para(
-            "Beside the baseline, the panic and the kill, where they are measured, a second open loop asks GET /db (one row of a PostgreSQL of concur's own) at the same share of \
-             that route's own capacity: a process that dies takes its pool's connections with it, and its replacement must open new ones before it serves the route. Its \
+            "Beside the baseline, the panic and the kill, where they are measured, a second open loop asks GET /db (one row of a PostgreSQL of concur's own) at a share of \
+             that route's own capacity (a quarter of the load's share, unless the run's plan says another: db_share): a process that dies takes its pool's connections with it, and its replacement must open new ones before it serves the route. Its \
              figures are judged, as the load on /, by the baseline's own GET /db seconds."
                 .to_string(),
         ));
