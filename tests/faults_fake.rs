@@ -23,17 +23,24 @@ fn settings() -> Settings {
 }
 
 fn measure(args: &str, faults: &[Fault]) -> Option<ImplFaults> {
+    measure_with(args, faults, &settings())
+}
+
+fn measure_with(args: &str, faults: &[Fault], settings: &Settings) -> Option<ImplFaults> {
     tools::require(&tools::PYTHON3)?;
     let root = tempfile::tempdir().unwrap();
     fake_repo::write_fake(root.path(), args);
     let imp = concur::impls::discover(root.path()).unwrap().into_iter().find(|i| i.name() == "fake").unwrap();
     let _alone = fake_repo::measuring();
-    Some(faults::measure(&imp, root.path(), 1, faults, &settings(), None, root.path().join("server.log")).unwrap())
+    Some(faults::measure(&imp, root.path(), 1, faults, settings, None, root.path().join("server.log")).unwrap())
 }
 
 #[test]
 fn a_pause_after_the_panic_is_measured_as_its_outage_with_every_lost_request() {
-    let Some(r) = measure("--panic-pause 700", &[Fault::Panic]) else { return };
+    // Three whole seconds after the fault: the first after the pause holds the load's reconnects,
+    // and on a machine busy with other tests its p99 can pass twice the baseline's (CI, 2026-11-30:
+    // not back within two).
+    let Some(r) = measure_with("--panic-pause 700", &[Fault::Panic], &Settings { after: Duration::from_secs(3), ..settings() }) else { return };
     assert!(r.start_up.ready_ms > 0.0 && r.start_up.rss_bytes > 1 << 20, "{:?}", r.start_up);
     // The first second at 200 a second, the capacity before and after, the fixed rate beside the faults.
     assert!(r.load.warmup.first().is_some_and(|s| s.requests > 150 && s.p99_us.is_some()), "{:?}", r.load);
@@ -42,9 +49,9 @@ fn a_pause_after_the_panic_is_measured_as_its_outage_with_every_lost_request() {
     assert_eq!((baseline.fault.as_str(), baseline.load_errors, baseline.recovery_ms), (faults::BASELINE, 0, None), "{baseline:?}");
     let outage = t.outage_ms.expect("the fake serves again after 700 ms");
     assert!((600.0..1000.0).contains(&outage), "an outage of 700 ms measured as {outage} ms: {t:?}");
-    // The load is back in the first whole second after the pause: the gap, to the second.
-    let back = t.recovery_ms.expect("the load is back before the end");
-    assert!((700.0..=1700.0).contains(&back), "a pause of 700 ms, the load back after {back} ms: {:?}", t.timeline);
+    // The load is back in the first whole second after the pause (the gap, to the second), or the next.
+    let back = t.recovery_ms.unwrap_or_else(|| panic!("the load is back before the end: {:?}", t.timeline));
+    assert!((700.0..=2700.0).contains(&back), "a pause of 700 ms, the load back after {back} ms: {:?}", t.timeline);
     // 200 requests a second for 0.7 s: about 140 lost, each counted, in the seconds they failed in.
     assert!((70..=280).contains(&t.load_errors), "{t:?}");
     assert_eq!(t.timeline.iter().map(|s| s.errors).sum::<u64>(), t.load_errors, "{:?}", t.timeline);
