@@ -24,7 +24,7 @@ use crate::host::procstat::{sample_group, serving_port, tree};
 use crate::impls::Implementation;
 use crate::load::{self, Control, LoadPlan, StopAt};
 use crate::server::{self, Launch, Server};
-pub use crate::store::faults::{DbLoad, ImplFaults, LoadFigures, StartUp, Trial};
+pub use crate::store::faults::{OpenLoop, ImplFaults, LoadFigures, StartUp, Trial};
 use crate::db::ServerDb;
 use anyhow::{Context, Result};
 use std::io::{Read, Write};
@@ -343,28 +343,11 @@ fn trial(sup: &mut Supervised, fault: Fault, rates: Rates, bounds: Bounds, setti
             restarted_by = Some("its own supervisor".to_string());
         }
         let (outage, stall) = probe::outage_after(&probes, fault_at);
-        let report = report.with_context(|| format!("the load beside the {}", fault.label()))?;
-        let latency = |us: u64| us as f64 / 1000.0;
-        // The fault's moment on the load's clock, whose second 0 began at its start.
-        let load_fault_at_ms = fault_unix_ms - report.started_unix_ms as f64;
         // Whole seconds only: a last partial second answers less than the rate without being slow.
         let seconds = length.as_secs_f64().floor() as usize;
-        let recovery_ms = bounds.root.and_then(|b| recovery::recovery_ms(&report.timeline, seconds, load_fault_at_ms, rate, b));
+        let root = seen(report.with_context(|| format!("the load beside the {}", fault.label()))?, fault_unix_ms, seconds, rate, bounds.root);
         let db = match (db_report, rates.db) {
-            (Some(r), Some(db_rate)) => {
-                let r = r.with_context(|| format!("the GET /db load beside the {}", fault.label()))?;
-                let fault_at_ms = fault_unix_ms - r.started_unix_ms as f64;
-                Some(DbLoad {
-                    requests: r.requests,
-                    errors: r.errors,
-                    unfinished: r.unfinished,
-                    p99_ms: latency(r.latency.p99_us),
-                    max_ms: latency(r.latency.max_us),
-                    fault_at_ms,
-                    recovery_ms: bounds.db.and_then(|b| recovery::recovery_ms(&r.timeline, seconds, fault_at_ms, db_rate, b)),
-                    timeline: r.timeline,
-                })
-            }
+            (Some(r), Some(db_rate)) => Some(seen(r.with_context(|| format!("the GET /db load beside the {}", fault.label()))?, fault_unix_ms, seconds, db_rate, bounds.db)),
             _ => None,
         };
         Ok(Trial {
@@ -376,17 +359,35 @@ fn trial(sup: &mut Supervised, fault: Fault, rates: Rates, bounds: Bounds, setti
             probes: probes.len() as u64,
             probes_failed: probes.iter().filter(|p| p.sent >= fault_at && p.answered.is_none()).count() as u64,
             restarted_by,
-            load_requests: report.requests,
-            load_errors: report.errors,
-            load_unfinished: report.unfinished,
-            load_p99_ms: latency(report.latency.p99_us),
-            load_max_ms: latency(report.latency.max_us),
-            fault_at_ms: load_fault_at_ms,
-            recovery_ms,
-            timeline: report.timeline,
+            load_requests: root.requests,
+            load_errors: root.errors,
+            load_unfinished: root.unfinished,
+            load_p99_ms: root.p99_ms,
+            load_max_ms: root.max_ms,
+            fault_at_ms: root.fault_at_ms,
+            recovery_ms: root.recovery_ms,
+            timeline: root.timeline,
             db,
         })
     })
+}
+
+/// What an open loop at `rate` beside a trial received, the fault (at `fault_unix_ms`) placed on
+/// its clock, whose second 0 began at its start; back when one of its first `seconds` whole
+/// seconds is within `bound` (none: the baseline's, judged by nothing).
+fn seen(report: load::LoadReport, fault_unix_ms: f64, seconds: usize, rate: f64, bound: Option<f64>) -> OpenLoop {
+    let latency = |us: u64| us as f64 / 1000.0;
+    let fault_at_ms = fault_unix_ms - report.started_unix_ms as f64;
+    OpenLoop {
+        requests: report.requests,
+        errors: report.errors,
+        unfinished: report.unfinished,
+        p99_ms: latency(report.latency.p99_us),
+        max_ms: latency(report.latency.max_us),
+        fault_at_ms,
+        recovery_ms: bound.and_then(|b| recovery::recovery_ms(&report.timeline, seconds, fault_at_ms, rate, b)),
+        timeline: report.timeline,
+    }
 }
 
 /// The request that sets a fault off, on a connection of its own: what it received and how long it took.

@@ -60,7 +60,7 @@ ALTER TABLE fault_trials ADD COLUMN timeline TEXT NOT NULL DEFAULT '[]';
 ";
 
 /// The database route's bystanders (version 18): the `/db` capacity and the open loop's rate at a
-/// share of it, per implementation; per trial, that loop's figures as JSON (`DbLoad`). NULL where
+/// share of it, per implementation; per trial, that loop's figures as JSON (`OpenLoop`). NULL where
 /// no database was given, and for a trial whose fault does not concern it (the spin).
 pub const DB_MIGRATION: &str = "
 ALTER TABLE fault_results ADD COLUMN db_capacity REAL;
@@ -95,10 +95,11 @@ pub struct LoadFigures {
     pub db_rate: Option<f64>,
 }
 
-/// The open loop of `GET /db` beside a trial whose fault concerns the database (a process that
-/// dies takes its pool with it; its replacement must connect anew): what it received.
+/// What one open loop beside a trial received: the `GET /db` bystanders' beside a fault that
+/// concerns the database (a process that dies takes its pool with it; its replacement must connect
+/// anew), kept whole in `Trial::db`; the load on `/`'s is the same, kept in the trial's own fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DbLoad {
+pub struct OpenLoop {
     pub requests: u64,
     pub errors: u64,
     pub unfinished: u64,
@@ -145,7 +146,7 @@ pub struct Trial {
     pub timeline: Vec<Second>,
     /// The database route's bystanders, where they ran.
     #[serde(default)]
-    pub db: Option<DbLoad>,
+    pub db: Option<OpenLoop>,
 }
 
 /// The faults of one implementation at one core count.
@@ -337,7 +338,7 @@ mod tests {
         };
         // The database's bystanders beside the kill: kept whole, and absent where they did not run.
         (go.load.db_capacity, go.load.db_rate) = (Some(1_500.0), Some(300.0));
-        go.trials[1].db = Some(DbLoad {
+        go.trials[1].db = Some(OpenLoop {
             requests: 1_410,
             errors: 25,
             unfinished: 2,
