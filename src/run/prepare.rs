@@ -7,8 +7,8 @@
 //! shows them beside its numbers.
 //!
 //! The builds run one at a time (two builds of one toolchain may share a
-//! cache or a folder: `server::lanes`), the verifications [`AT_ONCE`] at a
-//! time: most of a verification is waiting on the server's timers (the
+//! cache or a folder: `server::lanes`), the verifications
+//! [`verify::AT_ONCE`] at a time: most of a verification is waiting on the server's timers (the
 //! delayed page, the long polls: 7 of its 10-13 s), every check bounds a
 //! time from below or generously from above. An implementation the plan
 //! measures on the database is verified with one too (SPEC §8's checks, about
@@ -26,9 +26,6 @@ use crate::verify::{self, Status};
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
-
-/// Verifications at once: 18 took 3 min 47 s one at a time in the make bench of bfd7af8.
-pub const AT_ONCE: usize = 2;
 
 /// Readies `imps`, in their order: the record of each, until a stop was
 /// asked for (`None` from there on: a check cut short by the signal says
@@ -48,7 +45,7 @@ pub fn prepare_all(root: &Path, imps: &[&Implementation], plan: &Plan, log_dir: 
     }
     let done = Mutex::new(Vec::new());
     let databases = db::Pool::new(db::Options::for_repository(root));
-    parallel::each(to_verify.len(), AT_ONCE, |k| {
+    parallel::each(to_verify.len(), verify::AT_ONCE, |k| {
         let i = to_verify[k];
         if interrupt::stopping() {
             return false;
