@@ -231,8 +231,11 @@ fn open_loop(addr: SocketAddr, rate: f64, length: Duration) -> Result<load::Load
 /// The plan of every open loop here: the warm-up curve's, and the loads beside each trial.
 fn open_loop_plan(addr: SocketAddr, path: &str, rate: f64, length: Duration) -> Result<LoadPlan> {
     let mut plan = LoadPlan::get(&format!("http://{addr}{path}"))?;
-    // Enough connections that a healthy server's answers never hold the schedule back.
-    plan.connections = ((rate / 500.0).ceil() as usize).clamp(8, 64);
+    // The capacity's connections, whatever the rate: the backlog a stall leaves is sent back as
+    // fast as the server answers (with one per 500 req/s the fast servers drained a 500 ms spin
+    // at about 1,000 requests a connection a second: the generator's pace, not theirs), and every
+    // server meets the same clients.
+    plan.connections = CONNECTIONS;
     plan.threads = 1;
     plan.rate = Some(rate);
     plan.timeout = Duration::from_secs(2);
@@ -241,11 +244,14 @@ fn open_loop_plan(addr: SocketAddr, path: &str, rate: f64, length: Duration) -> 
     Ok(plan)
 }
 
-/// Successful `GET path` a second in a closed loop of 64 connections, after a warm-up on them
+/// The connections of the capacity's closed loop and of every open loop beside the faults.
+const CONNECTIONS: usize = 64;
+
+/// Successful `GET path` a second in a closed loop of [`CONNECTIONS`], after a warm-up on them
 /// when `warm` (a window right after another needs none).
 fn capacity(addr: SocketAddr, path: &str, settings: &Settings, warm: bool) -> Result<f64> {
     let mut plan = LoadPlan::get(&format!("http://{addr}{path}"))?;
-    plan.connections = 64;
+    plan.connections = CONNECTIONS;
     plan.timeout = Duration::from_secs(2);
     if warm {
         plan.warmup = Some(load::warmup::Warmup { min: settings.capacity_warmup, max: settings.capacity_warmup, period: None });
