@@ -3,12 +3,14 @@
 CONCUR := target/release/concur
 
 .PHONY: setup build test bench verify
-# Everything, Locust's virtual environment included (the Locust tests need it).
+# Everything: the main job's needs and the tests' (Locust's virtual
+# environment, wrk, ab, nginx, nftables, Chromium).
 setup:
-	scripts/setup.sh --locust
+	scripts/setup.sh --test
 
-# The main job's needs: the Debian packages, not Locust (quick measures with
-# concur load alone; Locust's install took 24 s of a fresh make bench).
+# The main job's needs: its Debian packages, not the tests' (quick measures
+# with concur load alone and opens no browser; Locust's install took 24 s of a
+# fresh make bench, and Chromium is 81 MB to fetch).
 build:
 	scripts/setup.sh
 	cargo build --release --locked

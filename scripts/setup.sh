@@ -4,16 +4,22 @@
 # fetches per project (Go modules, npm, cargo crates, Maven) are fetched by
 # each implementation's build command instead.
 #
-# Usage: scripts/setup.sh [--locust]
-#   --locust  also Locust's virtual environment (make setup and make test;
-#             make bench's quick profile measures with concur load alone)
+# Usage: scripts/setup.sh [--test]
+#   --test    also what make test and the bench/ scripts need beyond the main
+#             job (make setup and make test): Locust's virtual environment,
+#             the reference tools (wrk, ab, nginx), the multi-host Locust
+#             test's nftables and the report test's Chromium. make bench's
+#             quick profile measures with concur load alone and opens no
+#             browser, so a fresh machine's make bench fetches none of them
+#             (Chromium alone is an 81 MB package, 290 MB installed).
+#             --locust is its former name.
 set -euo pipefail
 
-locust=no
+test_tools=no
 for arg in "$@"; do
   case $arg in
-    --locust) locust=yes ;;
-    *) echo "setup: unknown argument '$arg'; the only one is --locust (also install Locust)" >&2; exit 2 ;;
+    --test | --locust) test_tools=yes ;;
+    *) echo "setup: unknown argument '$arg'; the only one is --test (also what make test needs: Locust, wrk, ab, nginx, nftables, Chromium)" >&2; exit 2 ;;
   esac
 done
 
@@ -29,15 +35,19 @@ want=(
   python3-venv
   # The database routes (SPEC §8): PostgreSQL 15, its contrib modules (pg_stat_statements) included
   postgresql-15
-  # Benchmarks against reference tools
-  wrk apache2-utils nginx-light
-  # The multi-host Locust test: network namespaces (ip), NAT into the server's loopback (nft)
-  iproute2 nftables
-  # The report's test renders it in a headless browser
-  chromium
   # Build basics
   build-essential pkg-config ca-certificates curl
 )
+if [ "$test_tools" = yes ]; then
+  want+=(
+    # Benchmarks against reference tools (bench/, the load generator's tests)
+    wrk apache2-utils nginx-light
+    # The multi-host Locust test: network namespaces (ip), NAT into the server's loopback (nft)
+    iproute2 nftables
+    # The report's test renders it in a headless browser
+    chromium
+  )
+fi
 command -v go >/dev/null || want+=(golang-go)
 command -v node >/dev/null || want+=(nodejs npm)
 command -v mvn >/dev/null || want+=(maven)
@@ -61,7 +71,7 @@ if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/n
 # (tools/locust/requirements.in, compiled by pip-compile --generate-hashes).
 # A failure here only skips Locust points, each run saying so in one line.
 locust_dir="$(cd "$(dirname "$0")/.." && pwd)/tools/locust"
-if [ "$locust" = yes ] && { [ ! -x "$locust_dir/.venv/bin/locust" ] || ! cmp -s "$locust_dir/requirements.txt" "$locust_dir/.venv/requirements.txt"; }; then
+if [ "$test_tools" = yes ] && { [ ! -x "$locust_dir/.venv/bin/locust" ] || ! cmp -s "$locust_dir/requirements.txt" "$locust_dir/.venv/requirements.txt"; }; then
   echo "setup: installing Locust into tools/locust/.venv"
   rm -rf "$locust_dir/.venv"
   if python3 -m venv "$locust_dir/.venv" \

@@ -1,5 +1,5 @@
 //! The report as a browser shows it: headless Chromium (Debian's `chromium`,
-//! installed by scripts/setup.sh) loads index.html from disk with the
+//! installed by scripts/setup.sh --test) loads index.html from disk with the
 //! network off, and the charts must be in its DOM and on its screenshot in
 //! each implementation's colour, and a scenario of one core count has no
 //! chart against cores. A second report, of twenty implementations across
