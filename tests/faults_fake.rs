@@ -46,15 +46,15 @@ fn a_pause_after_the_panic_is_measured_as_its_outage_with_every_lost_request() {
     assert!(r.load.warmup.first().is_some_and(|s| s.requests > 150 && s.p99_us.is_some()), "{:?}", r.load);
     assert!(r.load.capacity_before > 200.0 && r.load.capacity_after.is_some_and(|c| c > 200.0) && r.load.rate == 200.0, "{:?}", r.load);
     let [baseline, t] = &r.trials[..] else { panic!("{r:?}") };
-    assert_eq!((baseline.fault.as_str(), baseline.load_errors, baseline.recovery_ms), (faults::BASELINE, 0, None), "{baseline:?}");
+    assert_eq!((baseline.fault.as_str(), baseline.load.errors, baseline.load.recovery_ms), (faults::BASELINE, 0, None), "{baseline:?}");
     let outage = t.outage_ms.expect("the fake serves again after 700 ms");
     assert!((600.0..1000.0).contains(&outage), "an outage of 700 ms measured as {outage} ms: {t:?}");
     // The load is back in the first whole second after the pause (the gap, to the second), or the next.
-    let back = t.recovery_ms.unwrap_or_else(|| panic!("the load is back before the end: {:?}", t.timeline));
-    assert!((700.0..=2700.0).contains(&back), "a pause of 700 ms, the load back after {back} ms: {:?}", t.timeline);
+    let back = t.load.recovery_ms.unwrap_or_else(|| panic!("the load is back before the end: {:?}", t.load.timeline));
+    assert!((700.0..=2700.0).contains(&back), "a pause of 700 ms, the load back after {back} ms: {:?}", t.load.timeline);
     // 200 requests a second for 0.7 s: about 140 lost, each counted, in the seconds they failed in.
-    assert!((70..=280).contains(&t.load_errors), "{t:?}");
-    assert_eq!(t.timeline.iter().map(|s| s.errors).sum::<u64>(), t.load_errors, "{:?}", t.timeline);
+    assert!((70..=280).contains(&t.load.errors), "{t:?}");
+    assert_eq!(t.load.timeline.iter().map(|s| s.errors).sum::<u64>(), t.load.errors, "{:?}", t.load.timeline);
     assert_eq!(t.faulting_client, "connection closed without an answer", "{t:?}");
     assert_eq!(t.restarted_by, None, "{t:?}");
 }
@@ -65,7 +65,7 @@ fn a_process_that_exits_is_started_again_by_concur_and_a_spin_of_threads_stalls_
     let [_, panic, spin, kill] = &r.trials[..] else { panic!("{r:?}") };
     assert_eq!(panic.restarted_by.as_deref(), Some("concur (as a process supervisor)"), "{panic:?}");
     assert!(panic.outage_ms.is_some_and(|ms| ms > 0.0 && ms < 2000.0), "{panic:?}");
-    assert!(panic.load_errors > 0, "{panic:?}");
+    assert!(panic.load.errors > 0, "{panic:?}");
     // A thread per connection: the spin holds its own thread, the others are served (the GIL lets them run).
     assert_eq!(spin.faulting_client, "200", "{spin:?}");
     assert!(spin.faulting_ms.is_some_and(|ms| ms >= 300.0), "{spin:?}");
@@ -78,7 +78,7 @@ fn a_process_that_exits_is_started_again_by_concur_and_a_spin_of_threads_stalls_
 fn a_server_that_never_serves_again_is_said_so_and_the_next_fault_still_measured() {
     let Some(r) = measure("--panic-pause 60000", &[Fault::Panic, Fault::Spin { ms: 300 }]) else { return };
     let [_, panic, spin] = &r.trials[..] else { panic!("{r:?}") };
-    assert_eq!((panic.outage_ms, panic.recovery_ms), (None, None), "{panic:?}");
+    assert_eq!((panic.outage_ms, panic.load.recovery_ms), (None, None), "{panic:?}");
     // Started afresh for the spin.
     assert_eq!(spin.faulting_client, "200", "{spin:?}");
 }

@@ -189,7 +189,7 @@ pub fn measure(imp: &Implementation, root: &Path, cores: u32, faults: &[Fault], 
     let mut supervised = Supervised { imp, root, launch, server };
     let baseline = trial(&mut supervised, Fault::None, Rates { root: rate, db: db_rate }, Bounds::default(), settings)?;
     let bound = |timeline: &[crate::stats::Second], p99: f64| recovery::p99_bound_ms(recovery::reference_ms(timeline).unwrap_or(p99));
-    let bounds = Bounds { root: Some(bound(&baseline.timeline, baseline.load_p99_ms)), db: baseline.db.as_ref().map(|d| bound(&d.timeline, d.p99_ms)) };
+    let bounds = Bounds { root: Some(bound(&baseline.load.timeline, baseline.load.p99_ms)), db: baseline.db.as_ref().map(|d| bound(&d.timeline, d.p99_ms)) };
     let mut trials = vec![baseline];
     for &fault in faults {
         trials.push(trial(&mut supervised, fault, Rates { root: rate, db: db_rate.filter(|_| fault.concerns_database()) }, bounds, settings)?);
@@ -365,14 +365,7 @@ fn trial(sup: &mut Supervised, fault: Fault, rates: Rates, bounds: Bounds, setti
             probes: probes.len() as u64,
             probes_failed: probes.iter().filter(|p| p.sent >= fault_at && p.answered.is_none()).count() as u64,
             restarted_by,
-            load_requests: root.requests,
-            load_errors: root.errors,
-            load_unfinished: root.unfinished,
-            load_p99_ms: root.p99_ms,
-            load_max_ms: root.max_ms,
-            fault_at_ms: root.fault_at_ms,
-            recovery_ms: root.recovery_ms,
-            timeline: root.timeline,
+            load: root,
             db,
         })
     })
@@ -595,11 +588,11 @@ fn print_faults(r: &ImplFaults, asked_after: bool) {
         let back = if t.fault == BASELINE {
             String::new()
         } else {
-            t.recovery_ms.map_or_else(|| "; the load not back by the end".to_string(), |ms| format!("; the load back {ms:.0} ms after the fault"))
+            t.load.recovery_ms.map_or_else(|| "; the load not back by the end".to_string(), |ms| format!("; the load back {ms:.0} ms after the fault"))
         };
         println!(
             "  {:<15} faulting client: {}{took}; {outage}; longest probe wait {:.0} ms; load {} answered (p99 {:.1} ms, max {:.0} ms), {} failed, {} unanswered{back}{by}",
-            t.fault, t.faulting_client, t.stall_ms, t.load_requests, t.load_p99_ms, t.load_max_ms, t.load_errors, t.load_unfinished
+            t.fault, t.faulting_client, t.stall_ms, t.load.requests, t.load.p99_ms, t.load.max_ms, t.load.errors, t.load.unfinished
         );
         if let Some(d) = &t.db {
             let back = match (t.fault == BASELINE, d.recovery_ms) {

@@ -272,6 +272,12 @@ mod tests {
             for n in 1..=5 {
                 assert!(section.contains(&format!("**§{n} ")), "{}: its Policies section says nothing under §{n}", imp.name());
             }
+            // spec/SPEC.md §9: what each fault does, alone and under `concur faults`' load.
+            let faults = section.find("**Faults (spec/SPEC.md §9).**").map(|at| &section[at..]).unwrap_or_else(|| panic!("{}: its Policies section has no Faults (spec/SPEC.md §9) paragraph", imp.name()));
+            let faults = faults[..faults.find("\n- **").or_else(|| faults.find("\n\n")).unwrap_or(faults.len())].split_whitespace().collect::<Vec<_>>().join(" ");
+            for said in ["/fault/panic", "/fault/spin", "kill", "Under load"] {
+                assert!(faults.contains(said), "{}: its Faults paragraph does not say '{said}'", imp.name());
+            }
         }
     }
 

@@ -100,7 +100,7 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
             p99s.push("not followed".into());
         }
         let baseline = f.trials.iter().find(|t| t.fault == crate::faults::BASELINE);
-        let baseline = baseline.and_then(|t| crate::faults::recovery::reference_ms(&t.timeline)).map_or("-".to_string(), |ms| format!("{ms:.1}"));
+        let baseline = baseline.and_then(|t| crate::faults::recovery::reference_ms(&t.load.timeline)).map_or("-".to_string(), |ms| format!("{ms:.1}"));
         start.row(vec![
             f.name.clone(),
             f.cores.to_string(),
@@ -175,12 +175,12 @@ fn timelines(kind: &str, faults: &[ImplFaults], palette: &Palette) -> Vec<Block>
     for k in cores {
         let (mut p99, mut answered) = (Vec::new(), Vec::new());
         for f in faults.iter().filter(|f| f.cores == k) {
-            let Some(t) = f.trials.iter().find(|t| t.fault == kind && !t.timeline.is_empty()) else { continue };
+            let Some(t) = f.trials.iter().find(|t| t.fault == kind && !t.load.timeline.is_empty()) else { continue };
             // Each second at its middle, on a clock whose 0 is the fault.
-            let x = |i: usize| i as f64 + 0.5 - t.fault_at_ms / 1000.0;
+            let x = |i: usize| i as f64 + 0.5 - t.load.fault_at_ms / 1000.0;
             let line = |points| Line { name: f.name.clone(), style: palette.style(&f.name), points, mark: None };
-            p99.push(line(t.timeline.iter().enumerate().filter_map(|(i, s)| s.p99_us.map(|us| (x(i), (us as f64 / 1000.0).max(0.001)))).collect()));
-            answered.push(line(t.timeline.iter().enumerate().map(|(i, s)| (x(i), s.requests as f64 / f.load.rate.max(f64::MIN_POSITIVE))).collect()));
+            p99.push(line(t.load.timeline.iter().enumerate().filter_map(|(i, s)| s.p99_us.map(|us| (x(i), (us as f64 / 1000.0).max(0.001)))).collect()));
+            answered.push(line(t.load.timeline.iter().enumerate().map(|(i, s)| (x(i), s.requests as f64 / f.load.rate.max(f64::MIN_POSITIVE))).collect()));
         }
         if p99.is_empty() {
             continue;
@@ -223,13 +223,13 @@ fn row(f: &ImplFaults, t: &Trial) -> Vec<String> {
         format!("{}{took}", t.faulting_client),
         outage,
         thousands(t.stall_ms.round() as u64),
-        thousands(t.load_requests),
-        thousands(t.load_errors),
-        thousands(t.load_unfinished),
-        format!("{:.1}", t.load_p99_ms),
-        match t.recovery_ms {
+        thousands(t.load.requests),
+        thousands(t.load.errors),
+        thousands(t.load.unfinished),
+        format!("{:.1}", t.load.p99_ms),
+        match t.load.recovery_ms {
             Some(ms) => thousands(ms.round() as u64),
-            None if t.timeline.is_empty() => "-".to_string(),
+            None if t.load.timeline.is_empty() => "-".to_string(),
             None => "not by the end".to_string(),
         },
         t.restarted_by.clone().unwrap_or_else(|| "nobody had to".into()),

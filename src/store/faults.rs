@@ -95,9 +95,9 @@ pub struct LoadFigures {
     pub db_rate: Option<f64>,
 }
 
-/// What one open loop beside a trial received: the `GET /db` bystanders' beside a fault that
-/// concerns the database (a process that dies takes its pool with it; its replacement must connect
-/// anew), kept whole in `Trial::db`; the load on `/`'s is the same, kept in the trial's own fields.
+/// What one open loop beside a trial received: the load on `/` (`Trial::load`), and the `GET /db`
+/// bystanders' beside a fault that concerns the database (`Trial::db`: a process that dies takes
+/// its pool with it; its replacement must connect anew).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpenLoop {
     pub requests: u64,
@@ -130,20 +130,9 @@ pub struct Trial {
     pub probes_failed: u64,
     /// Who started a process again: `concur (as a process supervisor)`, `its own supervisor`; `None`: nobody had to.
     pub restarted_by: Option<String>,
-    /// The load beside it: answered, failed, left unanswered.
-    pub load_requests: u64,
-    pub load_errors: u64,
-    pub load_unfinished: u64,
-    /// The load's p99 and slowest answer over the trial, in milliseconds.
-    pub load_p99_ms: f64,
-    pub load_max_ms: f64,
-    /// When the fault came, in milliseconds on the load's clock (its `timeline`'s).
-    pub fault_at_ms: f64,
-    /// From the fault to the load's first second back (`faults::recovery`): `None` when none
-    /// was by the end, and for the baseline.
-    pub recovery_ms: Option<f64>,
-    /// The load's seconds: answered, failed, p99.
-    pub timeline: Vec<Second>,
+    /// The load on `/` beside it: answered, failed, left unanswered, its p99 and slowest answer,
+    /// and its seconds; `recovery_ms` is `None` when none was back by the end, and for the baseline.
+    pub load: OpenLoop,
     /// The database route's bystanders, where they ran.
     #[serde(default)]
     pub db: Option<OpenLoop>,
@@ -202,14 +191,14 @@ impl Store {
                     t.probes as i64,
                     t.probes_failed as i64,
                     t.restarted_by,
-                    t.load_requests as i64,
-                    t.load_errors as i64,
-                    t.load_unfinished as i64,
-                    t.load_p99_ms,
-                    t.load_max_ms,
-                    t.fault_at_ms,
-                    t.recovery_ms,
-                    serde_json::to_string(&t.timeline)?,
+                    t.load.requests as i64,
+                    t.load.errors as i64,
+                    t.load.unfinished as i64,
+                    t.load.p99_ms,
+                    t.load.max_ms,
+                    t.load.fault_at_ms,
+                    t.load.recovery_ms,
+                    serde_json::to_string(&t.load.timeline)?,
                     t.db.as_ref().map(serde_json::to_string).transpose()?
                 ],
             )?;
@@ -262,14 +251,16 @@ impl Store {
                         probes: count(r.get(5)?),
                         probes_failed: count(r.get(6)?),
                         restarted_by: r.get(7)?,
-                        load_requests: count(r.get(8)?),
-                        load_errors: count(r.get(9)?),
-                        load_unfinished: count(r.get(10)?),
-                        load_p99_ms: r.get(11)?,
-                        load_max_ms: r.get(12)?,
-                        fault_at_ms: r.get(13)?,
-                        recovery_ms: r.get(14)?,
-                        timeline: seconds(r.get(15)?),
+                        load: OpenLoop {
+                            requests: count(r.get(8)?),
+                            errors: count(r.get(9)?),
+                            unfinished: count(r.get(10)?),
+                            p99_ms: r.get(11)?,
+                            max_ms: r.get(12)?,
+                            fault_at_ms: r.get(13)?,
+                            recovery_ms: r.get(14)?,
+                            timeline: seconds(r.get(15)?),
+                        },
                         // One this concur cannot read (a newer one's) reads as none.
                         db: r.get::<_, Option<String>>(16)?.and_then(|json| serde_json::from_str(&json).ok()),
                     })
@@ -310,14 +301,16 @@ mod tests {
             probes: 400,
             probes_failed: 2,
             restarted_by: by.map(str::to_string),
-            load_requests: 990,
-            load_errors: 3,
-            load_unfinished: 1,
-            load_p99_ms: 4.2,
-            load_max_ms: 30.0,
-            fault_at_ms: 1003.5,
-            recovery_ms: outage.map(|ms| ms + 996.5),
-            timeline: vec![Second { requests: 200, errors: 0, p99_us: Some(4200) }, Second { requests: 0, errors: 12, p99_us: None }],
+            load: OpenLoop {
+                requests: 990,
+                errors: 3,
+                unfinished: 1,
+                p99_ms: 4.2,
+                max_ms: 30.0,
+                fault_at_ms: 1003.5,
+                recovery_ms: outage.map(|ms| ms + 996.5),
+                timeline: vec![Second { requests: 200, errors: 0, p99_us: Some(4200) }, Second { requests: 0, errors: 12, p99_us: None }],
+            },
             db: None,
         };
         let load = |capacity_after: Option<f64>| LoadFigures {
