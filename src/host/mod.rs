@@ -2,7 +2,8 @@
 //! in one place so that every stage asks the same way: CPU affinity
 //! (`affinity`), the CPUs' physical cores and NUMA nodes (`topology`),
 //! process groups, their registry and their accounting in
-//! `/proc` (`groups`, `procstat`), the open-file limit (`limits`), loopback ports (`net`), the environment
+//! `/proc` (`groups`, `procstat`), what a measured process inherits of concur's environment
+//! (`inherit`), the open-file limit (`limits`), loopback ports (`net`), the environment
 //! a run records and its timestamps (`env`), the one Ctrl-C handler
 //! (`interrupt`) and what it means to most commands, progress lines on a terminal
 //! (`progress`), named profile files (`profile`), the user a child runs as
@@ -16,6 +17,7 @@ pub mod duration;
 pub mod env;
 pub mod groups;
 pub mod guard;
+pub mod inherit;
 pub mod interrupt;
 pub mod limits;
 pub mod parallel;

@@ -71,7 +71,8 @@ pub struct Outcome {
 pub fn run(launch: &Launch) -> Result<Outcome> {
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(&launch.script).current_dir(&launch.dir);
-    cmd.envs(launch.env.iter().map(|(k, v)| (k, v)));
+    // The basics of concur's environment only (spec/MICRO.md §6), then the manifest's.
+    crate::host::inherit::only_the_basics(&mut cmd).envs(launch.env.iter().map(|(k, v)| (k, v)));
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     let cpus = launch.cpus.clone();
     // SAFETY: sched_setaffinity and prctl are async-signal-safe and touch only the child.

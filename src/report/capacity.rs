@@ -8,7 +8,7 @@
 //! RSS at the capacity's step), and why each search stopped. Absent when the
 //! run holds no search, so reports of other runs are unchanged.
 
-use super::document::Block;
+use super::block::Block;
 use super::micro_charts::{self, Line, Spec};
 use super::palette::Palette;
 use super::table::{Table, mib, ms, rate};

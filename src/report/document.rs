@@ -6,26 +6,9 @@
 //! scenario, memory, the implementations compared and then one by one, and
 //! where the run ran.
 
+use super::block::Block;
 use super::model::{Group, Model};
-use super::table::Table;
 use super::{charts, context, database, features, generators, glance, implementation, tables, warnings};
-
-pub enum Block {
-    Heading(u8, String),
-    Para(String),
-    Table(Table),
-    /// Inline SVG; summary.md leaves it out.
-    Chart(String),
-    /// How to read the charts just above it; summary.md leaves it out with them.
-    ChartKey(String),
-    /// index.html's links to every h2 and h3 of the page; summary.md has none.
-    Contents,
-    List(Vec<String>),
-    /// A paragraph holding one link, relative to the report's folder.
-    Link { text: String, href: String },
-    /// Folded in HTML (open when short), a plain section in Markdown.
-    Details { summary: String, open: bool, body: Vec<Block> },
-}
 
 pub fn build(model: &Model) -> Vec<Block> {
     let mut doc = vec![Block::Heading(1, format!("Concur report: run {} ({} profile)", model.run.id, model.run.profile)), Block::Para(headline(model)), Block::Contents];

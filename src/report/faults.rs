@@ -9,7 +9,7 @@
 //! (spec/MICRO.md §4.7), the paper's future work. Absent when the database
 //! holds neither, so other reports are unchanged.
 
-use super::document::Block;
+use super::block::Block;
 use super::micro_charts::{self, Line, Spec};
 use super::palette::Palette;
 use super::table::{Table, mib, thousands};
@@ -46,39 +46,11 @@ pub fn append(r: super::Rendered, store: &Store, report_run: i64, repository: Op
 
 /// The section's blocks, headed by a level-2 heading.
 pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Block> {
-    let setting = |key: &str| run.plan.get(key).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
     // Runs before the short form always measured the capacity after the trials.
     let asked_after = run.plan.get("capacity_after").and_then(serde_json::Value::as_bool).unwrap_or(true);
     let mut doc = vec![
         Block::Heading(2, format!("When things go wrong (faults run {}, {}, profile {})", run.id, run.started_at, run.profile)),
-        Block::Para(format!(
-            "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200{}; then its capacity (GET / in a closed loop of 64 connections{}) and, on \
-             the same server, a trial without a fault (the baseline) and one fault at a time, each beside an open loop of GET / at {} \
-             from {:.1} s before the fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms{}. Nothing is prescribed: what the runtime and its community's usual supervisor do is the result. Outage: from \
-             the first probe that failed to the first answered after the last failure (none failed: 0; \"not again\": still failing when \
-             the trial ended). Longest wait: the longest a probe sent after the fault waited, how long the others were stalled. Back \
-             after: from the fault to the first second of the load that answered at least 95% of its rate with a p99 within twice \
-             the baseline's worst second after its first (and at least 1 ms above it). Where the process died and the runtime has \
-             no supervisor of its own, concur \
-             started it again as systemd's Restart=always would. One trial each: a shape, not a figure to two digits.",
-            if setting("warmup_s") > 0.0 {
-                format!(" and followed through its first seconds at {} GET / a second", thousands(setting("warmup_rate") as u64))
-            } else {
-                " (this profile follows no warm-up curve)".to_string()
-            },
-            match run.plan.get("capacity_windows").and_then(serde_json::Value::as_u64) {
-                Some(n) if n > 1 => format!(", the best of {n} windows one after the other: a JIT warms in the first"),
-                _ => String::new(),
-            },
-            match run.plan.get("rate").and_then(serde_json::Value::as_f64) {
-                Some(rate) => format!("a fixed {} a second", thousands(rate as u64)),
-                None => format!("{:.0}% of that capacity", setting("share") * 100.0),
-            },
-            setting("before_s"),
-            setting("after_s"),
-            setting("probe_every_ms"),
-            if asked_after { "; last the capacity again" } else { " (this profile, a short form, does not measure the capacity again after them)" }
-        )),
+        Block::Para(method(run, asked_after)),
     ];
     if run.plan.get("database").and_then(serde_json::Value::as_bool) == Some(true) {
         doc.push(Block::Para(
@@ -91,6 +63,63 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
     if !run.notes.is_empty() {
         doc.push(Block::List(run.notes.clone()));
     }
+    doc.push(Block::Table(start_table(faults, asked_after)));
+    let mut kinds: Vec<&str> = Vec::new();
+    for t in faults.iter().flat_map(|f| &f.trials) {
+        if t.fault != crate::faults::BASELINE && !kinds.contains(&t.fault.as_str()) {
+            kinds.push(&t.fault);
+        }
+    }
+    for kind in kinds {
+        let header = ["Implementation", "Cores", "Faulting client", "Outage (ms)", "Longest wait (ms)", "Load answered", "failed", "unanswered", "Load p99 (ms)", "Back after (ms)", "Restarted by"];
+        let mut table = Table::new(format!("{kind}: {}", what(kind)), &header).labels(2).text_column(2).text_column(10);
+        for f in faults {
+            for t in f.trials.iter().filter(|t| t.fault == kind) {
+                table.row(row(f, t));
+            }
+        }
+        doc.push(Block::Table(table));
+        doc.extend(database_table(kind, faults));
+        doc.extend(timelines(kind, faults, palette));
+    }
+    doc
+}
+
+/// How the run measured, from its plan: the paragraph under the section's heading.
+fn method(run: &RunInfo, asked_after: bool) -> String {
+    let setting = |key: &str| run.plan.get(key).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+    format!(
+        "`concur faults` (spec/FAULTS.md): each server started with its fault routes on (SPEC §9), timed from exec to its first 200{}; then its capacity (GET / in a closed loop of 64 connections{}) and, on \
+         the same server, a trial without a fault (the baseline) and one fault at a time, each beside an open loop of GET / at {} \
+         from {:.1} s before the fault to {:.1} s after it, and a prober asking GET / on a fresh connection every {:.0} ms{}. Nothing is prescribed: what the runtime and its community's usual supervisor do is the result. Outage: from \
+         the first probe that failed to the first answered after the last failure (none failed: 0; \"not again\": still failing when \
+         the trial ended). Longest wait: the longest a probe sent after the fault waited, how long the others were stalled. Back \
+         after: from the fault to the first second of the load that answered at least 95% of its rate with a p99 within twice \
+         the baseline's worst second after its first (and at least 1 ms above it). Where the process died and the runtime has \
+         no supervisor of its own, concur \
+         started it again as systemd's Restart=always would. One trial each: a shape, not a figure to two digits.",
+        if setting("warmup_s") > 0.0 {
+            format!(" and followed through its first seconds at {} GET / a second", thousands(setting("warmup_rate") as u64))
+        } else {
+            " (this profile follows no warm-up curve)".to_string()
+        },
+        match run.plan.get("capacity_windows").and_then(serde_json::Value::as_u64) {
+            Some(n) if n > 1 => format!(", the best of {n} windows one after the other: a JIT warms in the first"),
+            _ => String::new(),
+        },
+        match run.plan.get("rate").and_then(serde_json::Value::as_f64) {
+            Some(rate) => format!("a fixed {} a second", thousands(rate as u64)),
+            None => format!("{:.0}% of that capacity", setting("share") * 100.0),
+        },
+        setting("before_s"),
+        setting("after_s"),
+        setting("probe_every_ms"),
+        if asked_after { "; last the capacity again" } else { " (this profile, a short form, does not measure the capacity again after them)" }
+    )
+}
+
+/// Each server's start-up, capacity before and after, and the load the trials ran beside.
+fn start_table(faults: &[ImplFaults], asked_after: bool) -> Table {
     let header = ["Implementation", "Cores", "Ready (ms)", "RSS then (MiB)", "p99 by second from the first 200 (ms)", "Capacity (req/s)", "after the faults", "Load (req/s)", "Baseline p99, worst second (ms)"];
     let mut start = Table::new("Start-up, capacity and the load beside the faults", &header).labels(2).text_column(4);
     for f in faults {
@@ -117,26 +146,7 @@ pub fn blocks(run: &RunInfo, faults: &[ImplFaults], palette: &Palette) -> Vec<Bl
             baseline,
         ]);
     }
-    doc.push(Block::Table(start));
-    let mut kinds: Vec<&str> = Vec::new();
-    for t in faults.iter().flat_map(|f| &f.trials) {
-        if t.fault != crate::faults::BASELINE && !kinds.contains(&t.fault.as_str()) {
-            kinds.push(&t.fault);
-        }
-    }
-    for kind in kinds {
-        let header = ["Implementation", "Cores", "Faulting client", "Outage (ms)", "Longest wait (ms)", "Load answered", "failed", "unanswered", "Load p99 (ms)", "Back after (ms)", "Restarted by"];
-        let mut table = Table::new(format!("{kind}: {}", what(kind)), &header).labels(2).text_column(2).text_column(10);
-        for f in faults {
-            for t in f.trials.iter().filter(|t| t.fault == kind) {
-                table.row(row(f, t));
-            }
-        }
-        doc.push(Block::Table(table));
-        doc.extend(database_table(kind, faults));
-        doc.extend(timelines(kind, faults, palette));
-    }
-    doc
+    start
 }
 
 /// The `GET /db` bystanders beside one kind of fault, where they ran: judged, as the load on

@@ -5,7 +5,7 @@
 //! by a short paragraph on what still holds. The verdicts are computed in
 //! `findings`; this file only lays them out.
 
-use super::document::Block;
+use super::block::Block;
 use super::table::{Table, rate};
 use crate::findings::{self, Claim, Figure, Kind, Results, Study, Verdict};
 use crate::store::Store;

@@ -9,7 +9,7 @@
 //! separate, and a ratio with the least the intervals allow. Nothing here
 //! is written per run by hand.
 
-use super::document::Block;
+use super::block::Block;
 use super::dots;
 use super::model::{Cell, Group, Model, cores_text};
 use super::table::{Table, ms_bounded, rate, thousands};

@@ -9,7 +9,7 @@
 //! when the poll's wait was shorter than the spec's. Absent when the run
 //! holds no such search, so reports of other runs are unchanged.
 
-use super::document::Block;
+use super::block::Block;
 use super::micro_charts::{self, Line, Spec};
 use super::palette::Palette;
 use super::table::{Table, mib, thousands};

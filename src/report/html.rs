@@ -4,7 +4,7 @@
 //! longer than a screen holds is folded under its title.
 
 use super::contents::Anchors;
-use super::document::Block;
+use super::block::Block;
 use super::table::{Table, escape};
 
 /// Tables of more rows than this are folded (closed) unless marked to stay

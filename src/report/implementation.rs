@@ -5,7 +5,7 @@
 //! per scenario and core count, and every point it took. Folded in the HTML
 //! when there are more than a few, so that the page stays a page.
 
-use super::document::Block;
+use super::block::Block;
 use super::glance::interval;
 use super::model::{Model, cores_text};
 use super::table::{Table, ms_bounded, rate};

@@ -1,7 +1,7 @@
 //! summary.md: the report's text and tables in Markdown, for a terminal, a
 //! pull request or a commit; the charts are in index.html beside it.
 
-use super::document::Block;
+use super::block::Block;
 
 pub fn render(blocks: &[Block]) -> String {
     let mut out = String::new();

@@ -7,7 +7,7 @@
 //! table. Every value is the median over repeats of the successful
 //! invocations; failures are listed with their reasons.
 
-use super::document::Block;
+use super::block::Block;
 use super::micro_charts::{self, Line, Spec};
 use super::palette::Palette;
 use super::table::{Table, mib, thousands};

@@ -2,9 +2,10 @@
 //! `results/report/index.html` (self-contained: inline SVG charts drawn by
 //! plotters, no network) and `results/report/summary.md`. The points are
 //! grouped and summarised (`model`, with the statistics of repeats in
-//! `spread`), laid out once (`document`) from charts (`dots` the ranking's
-//! pictures, `charts` the core sweeps), result tables, feature tables and
-//! context, and rendered twice (`html` with its `contents`, `markdown`).
+//! `spread`), laid out once (`document`, in the `block`s every section is
+//! built of) from charts (`dots` the ranking's pictures, `charts` the core
+//! sweeps), result tables, feature tables and context, and rendered twice
+//! (`html` with its `contents`, `markdown`).
 //! `capacity` adds the section of the run's capacity searches (`--slo`),
 //! `held` that of its clients-held searches (`[held]`),
 //! `findings` the verdicts on the source studies' claims (spec/FINDINGS.md),
@@ -14,6 +15,7 @@
 //! `export` writes the run's points as JSON or CSV for other tools
 //! (spec/EXPORT.md), beside the report.
 
+mod block;
 mod capacity;
 mod charts;
 pub mod compare;
@@ -53,7 +55,7 @@ pub struct Rendered {
     pub html: String,
     pub markdown: String,
     /// What they were rendered from: a section appended later joins the page's anchors and contents.
-    blocks: Vec<document::Block>,
+    blocks: Vec<block::Block>,
     title: String,
 }
 
@@ -125,7 +127,7 @@ pub fn report_command(root: Option<&Path>, options: &Options) -> Result<ExitCode
 
 /// Adds a section to a rendered report (at the end of index.html's body, listed in its
 /// contents, and of summary.md); nothing when `blocks` is empty.
-fn append(mut r: Rendered, blocks: Vec<document::Block>) -> Rendered {
+fn append(mut r: Rendered, blocks: Vec<block::Block>) -> Rendered {
     if blocks.is_empty() {
         return r;
     }

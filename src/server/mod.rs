@@ -85,9 +85,10 @@ impl Server {
             None => Command::new("sh"),
         };
         cmd.arg("-c").arg(format!("exec {}", fill(&m.start.command))).current_dir(&imp.dir);
+        // Nothing of the caller's environment but the basics (spec/SPEC.md §1): not the fault
+        // routes' switch (§9), which only a launch that asks for them sets, nor a runtime's knob.
+        crate::host::inherit::only_the_basics(&mut cmd);
         cmd.env("PORT", launch.port.to_string()).env("CONCUR_CORES", launch.cores.to_string());
-        // The fault routes (spec/SPEC.md §9) only where a launch asks for them, never inherited.
-        cmd.env_remove(FAULTS_VAR);
         for (k, v) in spec_env(root) {
             cmd.env(k, v);
         }
