@@ -5,9 +5,10 @@
 //! the load announces that moment a little ahead.
 
 use crate::host::affinity;
-use crate::host::procstat::{GroupSample, sample_group, sample_tree};
+use crate::host::procstat::{Own, sample_group, sample_tree};
 use crate::load::Control;
 use crate::store::UsageSample;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -25,11 +26,63 @@ pub enum Target {
     Tree(i32),
 }
 
+/// What one look at a target reads.
+struct Look {
+    cpu: Cpu,
+    rss_bytes: u64,
+    processes: u32,
+}
+
+/// A target's CPU time as read: a group's sum (the children its processes reaped included), or
+/// each process of a tree on its own.
+enum Cpu {
+    Sum(f64),
+    Each(Vec<Own>),
+}
+
 impl Target {
-    fn sample(self) -> GroupSample {
+    fn look(self) -> Look {
         match self {
-            Target::Group(pgid) => sample_group(pgid),
-            Target::Tree(pid) => sample_tree(pid),
+            Target::Group(pgid) => {
+                let s = sample_group(pgid);
+                Look { cpu: Cpu::Sum(s.cpu_seconds), rss_bytes: s.rss_bytes, processes: s.processes }
+            }
+            Target::Tree(pid) => {
+                let s = sample_tree(pid);
+                Look { cpu: Cpu::Each(s.own), rss_bytes: s.rss_bytes, processes: s.processes }
+            }
+        }
+    }
+}
+
+/// The CPU seconds a target used since the window's first look. A tree's are followed process by
+/// process, each from the time it had at the first look (0 for one that started later) to the
+/// last it was seen with: one that exits keeps what it was seen to use, and a pid the kernel hands
+/// out again is another process (`procstat::sample_tree` says why a sum would not do).
+#[derive(Debug, Default)]
+struct Window {
+    base: f64,
+    /// (pid, start) → (CPU seconds at the first look or 0, the last seen).
+    each: HashMap<(i32, u64), (f64, f64)>,
+}
+
+impl Window {
+    fn start(first: &Cpu) -> Window {
+        match first {
+            Cpu::Sum(total) => Window { base: *total, ..Window::default() },
+            Cpu::Each(own) => Window { each: own.iter().map(|o| ((o.pid, o.started), (o.cpu_seconds, o.cpu_seconds))).collect(), ..Window::default() },
+        }
+    }
+
+    fn used(&mut self, now: &Cpu) -> f64 {
+        match now {
+            Cpu::Sum(total) => total - self.base,
+            Cpu::Each(own) => {
+                for o in own {
+                    self.each.entry((o.pid, o.started)).or_insert((0.0, 0.0)).1 = o.cpu_seconds;
+                }
+                self.each.values().map(|(from, last)| (last - from).max(0.0)).sum()
+            }
         }
     }
 }
@@ -51,14 +104,16 @@ impl Sampler {
             let Some(started) = wait_for_start(&flag, &load) else {
                 return Vec::new();
             };
-            let base = target.sample().cpu_seconds;
+            let mut window = Window::start(&target.look().cpu);
             // CPU time only grows: a process caught between its exit and its
             // parent's wait is in neither sum, so a sample never goes below the last.
             let mut used = 0.0_f64;
             let mut take = || {
-                let s = target.sample();
-                used = used.max(s.cpu_seconds - base);
-                UsageSample { t_ms: started.elapsed().as_millis() as u64, cpu_seconds: used, rss_bytes: s.rss_bytes, processes: s.processes }
+                // When the CPU times were read: first, before any memory (`procstat::sample_tree`).
+                let t_ms = started.elapsed().as_millis() as u64;
+                let look = target.look();
+                used = used.max(window.used(&look.cpu));
+                UsageSample { t_ms, cpu_seconds: used, rss_bytes: look.rss_bytes, processes: look.processes }
             };
             let mut samples = vec![take()];
             while !flag.load(Ordering::Relaxed) {
@@ -100,6 +155,23 @@ fn sleep_unless(flag: &AtomicBool, total: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trees_window_follows_each_process_through_exits_and_reused_pids() {
+        let own = |pid: i32, started: u64, cpu_seconds: f64| Own { pid, started, cpu_seconds };
+        // At the first look: the postmaster and two backends with long lives behind them.
+        let mut w = Window::start(&Cpu::Each(vec![own(100, 1, 5.0), own(101, 2, 40.0), own(102, 3, 30.0)]));
+        // Then backend 101 used 0.2 s and a new one 0.1 s; 102 exited after 0.3 s more.
+        let used = w.used(&Cpu::Each(vec![own(100, 1, 5.0), own(101, 2, 40.2), own(102, 3, 30.3), own(103, 9, 0.1)]));
+        assert!((used - 0.6).abs() < 1e-9, "{used}");
+        // 102 is gone (whatever its parent's reaped time says) and its pid serves another backend:
+        // what 102 was seen to use stays, the new process counts from 0.
+        let used = w.used(&Cpu::Each(vec![own(100, 1, 5.0), own(101, 2, 40.4), own(103, 9, 0.2), own(102, 12, 0.05)]));
+        assert!((used - (0.4 + 0.3 + 0.2 + 0.05)).abs() < 1e-9, "{used}");
+        // A group's sum counts from its first reading.
+        let mut g = Window::start(&Cpu::Sum(7.0));
+        assert!((g.used(&Cpu::Sum(7.5)) - 0.5).abs() < 1e-9);
+    }
 
     #[test]
     fn samples_our_own_group_until_finished() {
