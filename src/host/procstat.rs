@@ -8,8 +8,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct GroupSample {
     /// User + system CPU seconds consumed so far by the live processes and by
-    /// the children they have reaped (a postmaster's finished backends, a
-    /// cluster's replaced workers), so that it never falls when one exits.
+    /// the children they have reaped (a cluster's replaced workers), so that
+    /// it never falls when one exits.
     pub cpu_seconds: f64,
     /// Resident set size summed over the processes, in bytes.
     pub rss_bytes: u64,

@@ -55,34 +55,37 @@ impl Target {
     }
 }
 
-/// The CPU seconds a target used since the window's first look. A tree's are followed process by
-/// process, each from the time it had at the first look (0 for one that started later) to the
-/// last it was seen with: one that exits keeps what it was seen to use, and a pid the kernel hands
-/// out again is another process (`procstat::sample_tree` says why a sum would not do).
-#[derive(Debug, Default)]
-struct Window {
-    base: f64,
+/// The CPU seconds a target used since the window's first look: a group's sum from its first
+/// reading; a tree's followed process by process, each from the time it had at the first look (0
+/// for one that started later) to the last it was seen with, so that one that exits keeps what it
+/// was seen to use and a pid the kernel hands out again is another process
+/// (`procstat::sample_tree` says why a sum would not do).
+#[derive(Debug)]
+enum Window {
+    Sum(f64),
     /// (pid, start) → (CPU seconds at the first look or 0, the last seen).
-    each: HashMap<(i32, u64), (f64, f64)>,
+    Each(HashMap<(i32, u64), (f64, f64)>),
 }
 
 impl Window {
     fn start(first: &Cpu) -> Window {
         match first {
-            Cpu::Sum(total) => Window { base: *total, ..Window::default() },
-            Cpu::Each(own) => Window { each: own.iter().map(|o| ((o.pid, o.started), (o.cpu_seconds, o.cpu_seconds))).collect(), ..Window::default() },
+            Cpu::Sum(total) => Window::Sum(*total),
+            Cpu::Each(own) => Window::Each(own.iter().map(|o| ((o.pid, o.started), (o.cpu_seconds, o.cpu_seconds))).collect()),
         }
     }
 
     fn used(&mut self, now: &Cpu) -> f64 {
-        match now {
-            Cpu::Sum(total) => total - self.base,
-            Cpu::Each(own) => {
+        match (self, now) {
+            (Window::Sum(base), Cpu::Sum(total)) => total - *base,
+            (Window::Each(each), Cpu::Each(own)) => {
                 for o in own {
-                    self.each.entry((o.pid, o.started)).or_insert((0.0, 0.0)).1 = o.cpu_seconds;
+                    each.entry((o.pid, o.started)).or_insert((0.0, 0.0)).1 = o.cpu_seconds;
                 }
-                self.each.values().map(|(from, last)| (last - from).max(0.0)).sum()
+                each.values().map(|(from, last)| (last - from).max(0.0)).sum()
             }
+            // A target reads the same way at every look.
+            _ => unreachable!("a sampler's target changed its kind"),
         }
     }
 }
